@@ -1,0 +1,151 @@
+//! Compiles the HIP kernels for one GPU backend and generates their Rust bindings.
+//!
+//! Backend: `HIPCONV_GPU=rocm|cuda|none`, else the first compiler found: hipcc (HIP-first),
+//! then nvcc, else none (host backend only). AMD targets come from `HIPCONV_AMD_ARCHS`,
+//! NVIDIA targets from `HIPCONV_CUDA_ARCHS` (both `;`- or `,`-separated).
+//! The NVIDIA build runs nvcc on the same HIP sources with `hip/common/compat.h`
+//! (docs/BACKENDS.md says why) and links cudart statically.
+
+use std::env;
+use std::path::{Path, PathBuf};
+
+const KERNEL_SOURCES: &[&str] = &[
+    "hip/runtime/runtime.hip",
+    "hip/conv1d/preprocess_input.hip",
+    "hip/conv1d/preprocess_weight.hip",
+    "hip/gemm/gemm_abt.hip",
+];
+const INCLUDE_DIRS: &[&str] = &["hip/include", "hip/common"];
+const DEFAULT_AMD_ARCHS: &str = "gfx90a;gfx940";
+const DEFAULT_CUDA_ARCHS: &str = "80;90";
+const ENV_VARS: &[&str] =
+    &["HIPCONV_GPU", "HIPCONV_AMD_ARCHS", "HIPCONV_CUDA_ARCHS", "HIP_PATH", "ROCM_PATH", "CUDA_PATH", "PATH"];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Backend {
+    Rocm,
+    Cuda,
+    None,
+}
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(hipconv_gpu)");
+    println!("cargo::rustc-check-cfg=cfg(hipconv_rocm)");
+    println!("cargo::rustc-check-cfg=cfg(hipconv_cuda)");
+    println!("cargo:rerun-if-changed=hip");
+    for var in ENV_VARS {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+
+    let (backend, compiler) = select_backend();
+    match backend {
+        Backend::Rocm => build_rocm(&compiler.expect("hipcc path")),
+        Backend::Cuda => build_cuda(&compiler.expect("nvcc path")),
+        Backend::None => return,
+    }
+    generate_bindings();
+    println!("cargo:rustc-cfg=hipconv_gpu");
+}
+
+fn select_backend() -> (Backend, Option<PathBuf>) {
+    let hipcc = || find_tool("hipcc", &["HIP_PATH", "ROCM_PATH"]);
+    let nvcc = || find_tool("nvcc", &["CUDA_PATH"]);
+    let choice = env::var("HIPCONV_GPU").unwrap_or_default().to_lowercase();
+    match choice.as_str() {
+        "rocm" | "hip" | "amd" => {
+            let path = hipcc().unwrap_or_else(|| {
+                panic!("HIPCONV_GPU={choice} but hipcc was not found in $HIP_PATH/bin, $ROCM_PATH/bin or PATH")
+            });
+            (Backend::Rocm, Some(path))
+        }
+        "cuda" | "nvidia" => {
+            let path = nvcc()
+                .unwrap_or_else(|| panic!("HIPCONV_GPU={choice} but nvcc was not found in $CUDA_PATH/bin or PATH"));
+            (Backend::Cuda, Some(path))
+        }
+        "none" | "host" => (Backend::None, None),
+        "" => match (hipcc(), nvcc()) {
+            (Some(path), _) => (Backend::Rocm, Some(path)),
+            (None, Some(path)) => (Backend::Cuda, Some(path)),
+            (None, None) => (Backend::None, None),
+        },
+        other => panic!("HIPCONV_GPU={other}: expected rocm, cuda or none"),
+    }
+}
+
+fn find_tool(name: &str, root_vars: &[&str]) -> Option<PathBuf> {
+    let roots = root_vars.iter().filter_map(env::var_os).map(|root| PathBuf::from(root).join("bin"));
+    let path_dirs = env::var_os("PATH").map(|p| env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+    roots.chain(path_dirs).map(|dir| dir.join(name)).find(|candidate| candidate.is_file())
+}
+
+fn arch_list(var: &str, default: &str) -> Vec<String> {
+    let value = env::var(var).unwrap_or_else(|_| default.to_string());
+    let archs: Vec<String> =
+        value.split([';', ',']).map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+    assert!(!archs.is_empty(), "{var}={value:?} names no target");
+    archs
+}
+
+fn common_build() -> cc::Build {
+    let mut build = cc::Build::new();
+    build.cpp(true).opt_level(3).flag("-std=c++17").warnings(true);
+    for dir in INCLUDE_DIRS {
+        build.include(dir);
+    }
+    build.files(KERNEL_SOURCES);
+    build
+}
+
+fn build_rocm(hipcc: &Path) {
+    let mut build = common_build();
+    build.compiler(hipcc).define("HIPCONV_PLATFORM_AMD", None).flag("-x").flag("hip").flag("-fPIC");
+    let archs = arch_list("HIPCONV_AMD_ARCHS", DEFAULT_AMD_ARCHS);
+    for arch in &archs {
+        build.flag(format!("--offload-arch={arch}"));
+    }
+    // cc probes the compiler without our flags; hipcc then asks rocm_agent_enumerator for a
+    // target, which prints a traceback on machines without an AMD GPU. Name the targets.
+    env::set_var("HCC_AMDGPU_TARGET", archs.join(","));
+    // hipcc would pick the NVIDIA platform by itself where it sees CUDA_PATH.
+    env::set_var("HIP_PLATFORM", "amd");
+    build.compile("hipconv_kernels");
+    if let Some(root) = ["HIP_PATH", "ROCM_PATH"].iter().find_map(env::var_os) {
+        println!("cargo:rustc-link-search=native={}", PathBuf::from(root).join("lib").display());
+    }
+    println!("cargo:rustc-link-lib=dylib=amdhip64");
+    println!("cargo:rustc-cfg=hipconv_rocm");
+}
+
+fn build_cuda(nvcc: &Path) {
+    // With cuda(true), cc takes nvcc from $NVCC and uses its own C++ compiler as -ccbin.
+    env::set_var("NVCC", nvcc);
+    let mut build = common_build();
+    build.cuda(true).cudart("static").define("HIPCONV_PLATFORM_NVIDIA", None).flag("-x").flag("cu");
+    for arch in arch_list("HIPCONV_CUDA_ARCHS", DEFAULT_CUDA_ARCHS) {
+        let sm = arch.trim_start_matches("sm_").trim_start_matches("compute_");
+        build.flag("-gencode").flag(format!("arch=compute_{sm},code=[sm_{sm},compute_{sm}]"));
+    }
+    build.compile("hipconv_kernels");
+    // nvcc lives in <cuda root>/bin; cudart_static in <cuda root>/lib or lib64.
+    let root = nvcc.parent().and_then(Path::parent).expect("nvcc in a bin/ directory");
+    for lib in ["lib", "lib64"] {
+        if root.join(lib).is_dir() {
+            println!("cargo:rustc-link-search=native={}", root.join(lib).display());
+        }
+    }
+    println!("cargo:rustc-cfg=hipconv_cuda");
+}
+
+fn generate_bindings() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR")).join("bindings.rs");
+    bindgen::Builder::default()
+        .header("hip/include/hipconv.h")
+        .allowlist_function("hipconv_.*")
+        .allowlist_type("hipconv_.*")
+        .derive_default(true)
+        .generate()
+        .expect("bindgen could not parse hip/include/hipconv.h (is libclang installed?)")
+        .write_to_file(&out)
+        .expect("write bindings.rs");
+}

@@ -1,0 +1,65 @@
+/*
+ * Portability: the kernels are written against HIP names. On AMD this header is
+ * just <hip/hip_runtime.h>. Under nvcc it maps the HIP names this project uses
+ * onto CUDA, which is what HIP-on-NVIDIA does; Debian's HIP 5.2 NVIDIA headers
+ * do not compile against CUDA 12/13, so we own this small mapping instead
+ * (docs/BACKENDS.md).
+ *
+ * build.rs defines exactly one of HIPCONV_PLATFORM_AMD / HIPCONV_PLATFORM_NVIDIA.
+ */
+#pragma once
+
+#if defined(HIPCONV_PLATFORM_AMD) == defined(HIPCONV_PLATFORM_NVIDIA)
+#error "define exactly one of HIPCONV_PLATFORM_AMD and HIPCONV_PLATFORM_NVIDIA"
+#endif
+
+#include <stdint.h>
+
+#if defined(HIPCONV_PLATFORM_AMD)
+
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+
+#define HIPCONV_WAVE_SIZE 64
+
+#else /* HIPCONV_PLATFORM_NVIDIA */
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#define HIPCONV_WAVE_SIZE 32
+
+typedef cudaError_t hipError_t;
+typedef cudaStream_t hipStream_t;
+typedef cudaEvent_t hipEvent_t;
+typedef cudaDeviceProp hipDeviceProp_t;
+
+#define hipSuccess cudaSuccess
+#define hipErrorInvalidValue cudaErrorInvalidValue
+
+#define hipGetLastError cudaGetLastError
+#define hipGetErrorName cudaGetErrorName
+#define hipGetErrorString cudaGetErrorString
+#define hipGetDeviceCount cudaGetDeviceCount
+#define hipSetDevice cudaSetDevice
+#define hipGetDeviceProperties cudaGetDeviceProperties
+#define hipMalloc cudaMalloc
+#define hipFree cudaFree
+#define hipMemcpyAsync cudaMemcpyAsync
+#define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipStreamDestroy cudaStreamDestroy
+#define hipStreamSynchronize cudaStreamSynchronize
+#define hipEventCreate cudaEventCreate
+#define hipEventDestroy cudaEventDestroy
+#define hipEventRecord cudaEventRecord
+#define hipEventSynchronize cudaEventSynchronize
+#define hipEventElapsedTime cudaEventElapsedTime
+
+#define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
+    kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__)
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * Launch helpers shared by every operation: error propagation (no kernel or
+ * launcher prints, exits or swallows an error) and grid sizing for the
+ * grid-stride loops all kernels use, so no shape can exceed a grid limit.
+ */
+#pragma once
+
+#include "compat.h"
+#include "hipconv.h"
+
+#define HIPCONV_RETURN_IF_ERROR(expr)                      \
+    do {                                                   \
+        const hipError_t hipconv_err_ = (expr);            \
+        if (hipconv_err_ != hipSuccess)                    \
+            return (hipconv_status_t)hipconv_err_;         \
+    } while (0)
+
+namespace hipconv {
+
+// Blocks launched for `work` independent pieces; kernels loop over the rest.
+constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
+
+inline unsigned grid_blocks(int64_t work) {
+    return (unsigned)(work < kMaxGridBlocks ? (work > 0 ? work : 1) : kMaxGridBlocks);
+}
+
+__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The status of the launch just made (configuration errors surface here).
+inline hipconv_status_t last_launch_status() { return (hipconv_status_t)hipGetLastError(); }
+
+}  // namespace hipconv
+
+// Emits the C entry point hipconv_<op>_<dtype> for one element type.
+#define HIPCONV_EXPORT_LAUNCHER(op, dtype, T)                                    \
+    extern "C" hipconv_status_t hipconv_##op##_##dtype(                          \
+        const hipconv_##op##_params *params, hipconv_stream_t stream) {          \
+        if (params == nullptr) return (hipconv_status_t)hipErrorInvalidValue;    \
+        return hipconv::launch_##op<T>(*params, (hipStream_t)stream);            \
+    }

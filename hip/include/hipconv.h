@@ -1,0 +1,149 @@
+/*
+ * hipconv C ABI: the only interface between the HIP kernels and Rust.
+ *
+ * - Plain C, no HIP or CUDA types: streams and events are opaque handles
+ *   (hipStream_t / cudaStream_t underneath), so bindgen sees one definition
+ *   that serves both backends.
+ * - Every entry point returns the runtime's own error code (0 = success) and
+ *   never prints or exits. Kernel launchers take a stream and are asynchronous.
+ * - One params struct per operation; launchers take it by pointer and pass it
+ *   to the kernel by value.
+ * - Exported kernel launchers are named hipconv_<op>_<dtype>.
+ */
+#ifndef HIPCONV_H
+#define HIPCONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime's error code (hipError_t or cudaError_t), 0 on success. */
+typedef int32_t hipconv_status_t;
+/* hipStream_t / cudaStream_t; NULL is the default stream. */
+typedef void *hipconv_stream_t;
+/* hipEvent_t / cudaEvent_t. */
+typedef void *hipconv_event_t;
+
+/* ------------------------------------------------------------------ runtime */
+
+typedef struct hipconv_device_info {
+    char name[256];
+    /* gcnArchName on AMD ("gfx90a:sramecc+:xnack-"), "sm_90" on NVIDIA. */
+    char arch[64];
+    int64_t total_memory_bytes;
+    int32_t multiprocessors;
+    int32_t warp_size;
+    int32_t major;
+    int32_t minor;
+} hipconv_device_info;
+
+/* "rocm" or "cuda": the backend this library was compiled for. */
+const char *hipconv_backend_name(void);
+/* Symbolic name and description of a runtime error code. */
+const char *hipconv_error_name(hipconv_status_t status);
+const char *hipconv_error_string(hipconv_status_t status);
+
+hipconv_status_t hipconv_device_count(int32_t *count);
+hipconv_status_t hipconv_set_device(int32_t ordinal);
+hipconv_status_t hipconv_device_info_get(int32_t ordinal, hipconv_device_info *info);
+
+hipconv_status_t hipconv_malloc(void **ptr, size_t bytes);
+hipconv_status_t hipconv_free(void *ptr);
+hipconv_status_t hipconv_memcpy_htod_async(void *dst, const void *src, size_t bytes,
+                                           hipconv_stream_t stream);
+hipconv_status_t hipconv_memcpy_dtoh_async(void *dst, const void *src, size_t bytes,
+                                           hipconv_stream_t stream);
+hipconv_status_t hipconv_memcpy_dtod_async(void *dst, const void *src, size_t bytes,
+                                           hipconv_stream_t stream);
+
+hipconv_status_t hipconv_stream_create(hipconv_stream_t *stream);
+hipconv_status_t hipconv_stream_destroy(hipconv_stream_t stream);
+hipconv_status_t hipconv_stream_synchronize(hipconv_stream_t stream);
+
+hipconv_status_t hipconv_event_create(hipconv_event_t *event);
+hipconv_status_t hipconv_event_destroy(hipconv_event_t event);
+hipconv_status_t hipconv_event_record(hipconv_event_t event, hipconv_stream_t stream);
+hipconv_status_t hipconv_event_synchronize(hipconv_event_t event);
+hipconv_status_t hipconv_event_elapsed_ms(float *ms, hipconv_event_t start, hipconv_event_t end);
+
+/* ------------------------------------------------- conv1d: input im2col */
+
+/*
+ * x [batch, dim, seqlen] (channel-first)  ->  a [batch*seqlen, width*dim]
+ *   a[b*seqlen + t, tap*dim + c] = x[b, c, t + tap - (width-1)], 0 where that index < 0.
+ * Implicit transpose, causal left padding and im2col in one kernel.
+ */
+typedef struct hipconv_preprocess_input_params {
+    const void *x;
+    void *a;
+    int32_t batch;
+    int32_t dim;
+    int32_t seqlen;
+    int32_t width;
+} hipconv_preprocess_input_params;
+
+hipconv_status_t hipconv_preprocess_input_f16(const hipconv_preprocess_input_params *params,
+                                              hipconv_stream_t stream);
+
+/* ------------------------------------------ conv1d: weight densification */
+
+/*
+ * w [dim, width] (depthwise)  ->  b [dim, width*dim] (dense, block-diagonal per tap)
+ *   b[co, tap*dim + ci] = (ci == co) ? w[co, tap] : 0
+ */
+typedef struct hipconv_preprocess_weight_params {
+    const void *w;
+    void *b;
+    int32_t dim;
+    int32_t width;
+} hipconv_preprocess_weight_params;
+
+hipconv_status_t hipconv_preprocess_weight_f16(const hipconv_preprocess_weight_params *params,
+                                               hipconv_stream_t stream);
+
+/* --------------------------------------------- GEMM C = A * B^T, conv epilogue */
+
+/*
+ * a [m, k] row-major (leading dimension lda), b [n, k] row-major (ldb):
+ *   C[row, col] = sum_k a[row, k] * b[col, k]      (fp32 accumulation)
+ * The epilogue writes C straight into the conv output layout y [batch, n, seqlen]:
+ *   row = bt*seqlen + t  ->  y[(bt*n + col)*seqlen + t]   (m = batch*seqlen)
+ * Runs on matrix cores: MFMA (wave64) on AMD, tensor-core WMMA (warp32) on NVIDIA.
+ */
+typedef struct hipconv_gemm_abt_params {
+    const void *a;
+    const void *b;
+    void *y;
+    int32_t m;
+    int32_t n;
+    int32_t k;
+    int64_t lda;
+    int64_t ldb;
+    int32_t seqlen;
+} hipconv_gemm_abt_params;
+
+/* The GEMM's compile-time tile configuration, for reports. */
+typedef struct hipconv_gemm_config {
+    int32_t block_m;
+    int32_t block_n;
+    int32_t block_k;
+    int32_t waves_m;
+    int32_t waves_n;
+    int32_t inst_m;
+    int32_t inst_n;
+    int32_t inst_k;
+    int32_t wave_size;
+} hipconv_gemm_config;
+
+void hipconv_gemm_abt_config(hipconv_gemm_config *config);
+hipconv_status_t hipconv_gemm_abt_f16(const hipconv_gemm_abt_params *params,
+                                      hipconv_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPCONV_H */

@@ -1,0 +1,82 @@
+//! The host backend: the same operations as the GPU kernels, multi-threaded over output
+//! rows, f32 accumulation, results rounded to the element type once. The im2col and
+//! weight transforms are also what `verify_host` compares the GPU's buffers with.
+
+use super::ConvShape;
+use crate::element::Element;
+
+/// Runs `fill(row_index, row)` for every `row_len`-element row of `out`, rows split
+/// into contiguous runs across the available cores.
+fn for_each_row<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    let rows = out.len() / row_len;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(rows).max(1);
+    let rows_per_thread = rows.div_ceil(threads);
+    let fill = &fill;
+    std::thread::scope(|scope| {
+        for (chunk_index, chunk) in out.chunks_mut(rows_per_thread * row_len).enumerate() {
+            scope.spawn(move || {
+                for (i, row) in chunk.chunks_mut(row_len).enumerate() {
+                    fill(chunk_index * rows_per_thread + i, row);
+                }
+            });
+        }
+    });
+}
+
+/// y[b, c, t] = sum_tap w[c, tap] * x[b, c, t + tap - (width-1)]  (zero history before t = 0)
+pub(crate) fn forward_direct<T: Element>(s: &ConvShape, x: &[T], w: &[T], y: &mut [T]) {
+    for_each_row(y, s.seqlen, |row, y_row| {
+        let c = row % s.dim;
+        let x_row = &x[row * s.seqlen..(row + 1) * s.seqlen];
+        let taps = &w[c * s.width..(c + 1) * s.width];
+        for (t, out) in y_row.iter_mut().enumerate() {
+            let mut acc = 0f32;
+            // tap reads x[t + tap - (width-1)]; taps before the sequence start read zeros.
+            let first_tap = (s.width - 1).saturating_sub(t);
+            for (tap, weight) in taps.iter().enumerate().skip(first_tap) {
+                acc += weight.to_f32() * x_row[t + tap + 1 - s.width].to_f32();
+            }
+            *out = T::from_f32(acc);
+        }
+    });
+}
+
+/// a[b*seqlen + t, tap*dim + c] = x[b, c, t + tap - (width-1)], 0 before the sequence.
+pub(crate) fn im2col<T: Element>(s: &ConvShape, x: &[T], a: &mut [T]) {
+    for_each_row(a, s.width * s.dim, |row, a_row| {
+        let (b, t) = (row / s.seqlen, row % s.seqlen);
+        for tap in 0..s.width {
+            for c in 0..s.dim {
+                let source = (t + tap).checked_sub(s.width - 1);
+                a_row[tap * s.dim + c] = match source {
+                    Some(tau) => x[(b * s.dim + c) * s.seqlen + tau],
+                    None => T::from_f32(0.0),
+                };
+            }
+        }
+    });
+}
+
+/// b[co, tap*dim + ci] = (ci == co) ? w[co, tap] : 0
+pub(crate) fn dense_weight<T: Element>(s: &ConvShape, w: &[T], b: &mut [T]) {
+    for_each_row(b, s.width * s.dim, |co, b_row| {
+        b_row.fill(T::from_f32(0.0));
+        for tap in 0..s.width {
+            b_row[tap * s.dim + co] = w[co * s.width + tap];
+        }
+    });
+}
+
+/// y[batch, n, t] = sum_k a[batch*seqlen + t, k] * b[n, k]  (the GEMM with its conv epilogue)
+pub(crate) fn gemm_abt<T: Element>(s: &ConvShape, a: &[T], b: &[T], y: &mut [T]) {
+    let k = s.width * s.dim;
+    for_each_row(y, s.seqlen, |row, y_row| {
+        let (batch, n) = (row / s.dim, row % s.dim);
+        let b_row = &b[n * k..(n + 1) * k];
+        for (t, out) in y_row.iter_mut().enumerate() {
+            let a_row = &a[(batch * s.seqlen + t) * k..(batch * s.seqlen + t + 1) * k];
+            let acc: f32 = a_row.iter().zip(b_row).map(|(&av, &bv)| av.to_f32() * bv.to_f32()).sum();
+            *out = T::from_f32(acc);
+        }
+    });
+}

@@ -1,0 +1,196 @@
+//! Causal depthwise conv1d.
+//!
+//! `y[b, c, t] = Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]`, zero history before t = 0,
+//! with `x`, `y` stored `[batch, dim, seqlen]` and `w` `[dim, width]`.
+//!
+//! On a GPU this runs the explicit three-kernel pipeline of the seed design
+//! (docs/DESIGN.md): `preprocess_input` (transpose + causal padding + im2col),
+//! `preprocess_weight` (depthwise → dense block-diagonal), `gemm_abt` on matrix cores
+//! with an epilogue that writes `y` in place. On the host it runs the direct sum.
+
+mod check;
+#[cfg(hipconv_gpu)]
+mod gpu;
+pub(crate) mod host;
+pub mod reference;
+pub mod stages;
+
+use crate::buffer::Buffer;
+use crate::device::Device;
+use crate::element::Element;
+use crate::error::Result;
+use crate::stream::Stream;
+use std::fmt;
+
+/// Sizes of one causal conv1d problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConvShape {
+    pub batch: usize,
+    pub dim: usize,
+    pub seqlen: usize,
+    pub width: usize,
+}
+
+impl ConvShape {
+    pub fn new(batch: usize, dim: usize, seqlen: usize, width: usize) -> ConvShape {
+        ConvShape { batch, dim, seqlen, width }
+    }
+
+    /// Elements of `x` and of `y`: batch·dim·seqlen.
+    pub fn x_len(&self) -> usize {
+        self.batch * self.dim * self.seqlen
+    }
+
+    /// Elements of `w`: dim·width.
+    pub fn w_len(&self) -> usize {
+        self.dim * self.width
+    }
+
+    /// Elements of the im2col matrix A: (batch·seqlen)·(width·dim).
+    pub fn a_len(&self) -> usize {
+        self.batch * self.seqlen * self.width * self.dim
+    }
+
+    /// Elements of the dense weight B: dim·(width·dim).
+    pub fn b_len(&self) -> usize {
+        self.dim * self.width * self.dim
+    }
+
+    /// The GEMM this shape becomes in the explicit pipeline.
+    pub fn gemm(&self) -> GemmShape {
+        let k = self.width * self.dim;
+        GemmShape { m: self.batch * self.seqlen, n: self.dim, k, lda: k, ldb: k, ldc: self.dim }
+    }
+}
+
+/// `C[m, n] = A[m, k] · B[n, k]ᵀ`. `ldc` is the leading dimension of C viewed row-major;
+/// the epilogue writes C straight into `y [batch, dim, seqlen]` instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmShape {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub lda: usize,
+    pub ldb: usize,
+    pub ldc: usize,
+}
+
+impl fmt::Display for GemmShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "m:{},n:{},k:{},lda:{},ldb:{},ldc:{}", self.m, self.n, self.k, self.lda, self.ldb, self.ldc)
+    }
+}
+
+/// The GPU GEMM's tile configuration (compile-time constants of hip/gemm/gemm_abt.hip).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmTileConfig {
+    pub block_m: u32,
+    pub block_n: u32,
+    pub block_k: u32,
+    pub waves_m: u32,
+    pub waves_n: u32,
+    pub inst_m: u32,
+    pub inst_n: u32,
+    pub inst_k: u32,
+    pub wave_size: u32,
+}
+
+impl GemmTileConfig {
+    /// The configuration compiled into this build's GPU backend.
+    pub fn compiled() -> Option<GemmTileConfig> {
+        #[cfg(hipconv_gpu)]
+        {
+            let c = crate::gpu::gemm_config();
+            let u = |v: i32| v.max(0) as u32;
+            Some(GemmTileConfig {
+                block_m: u(c.block_m),
+                block_n: u(c.block_n),
+                block_k: u(c.block_k),
+                waves_m: u(c.waves_m),
+                waves_n: u(c.waves_n),
+                inst_m: u(c.inst_m),
+                inst_n: u(c.inst_n),
+                inst_k: u(c.inst_k),
+                wave_size: u(c.wave_size),
+            })
+        }
+        #[cfg(not(hipconv_gpu))]
+        None
+    }
+}
+
+impl fmt::Display for GemmTileConfig {
+    /// The seed's naming: `block_gemm_<tile m×n×k>_<waves>x1_<instruction m×n×k>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "block_gemm_{}x{}x{}_{}x{}x1_{}x{}x{}",
+            self.block_m, self.block_n, self.block_k, self.waves_m, self.waves_n, self.inst_m, self.inst_n, self.inst_k
+        )
+    }
+}
+
+/// A causal conv1d of one shape on one device, owning its GPU workspace (the im2col
+/// matrix and the dense weight), so that `forward` allocates nothing and never waits
+/// for the host.
+#[derive(Debug)]
+pub struct CausalConv1d<T: Element> {
+    device: Device,
+    shape: ConvShape,
+    workspace: Option<Im2colWorkspace<T>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Im2colWorkspace<T: Element> {
+    pub(crate) a: Buffer<T>,
+    pub(crate) b: Buffer<T>,
+}
+
+impl<T: Element> CausalConv1d<T> {
+    /// Validates `shape` and, on a GPU, allocates the workspace. On a GPU only f16 is
+    /// compiled; other dtypes give [`crate::Error::UnsupportedDtype`].
+    pub fn new(device: &Device, shape: ConvShape) -> Result<Self> {
+        check::shape(&shape)?;
+        let workspace = if device.is_gpu() {
+            check::gpu_dtype::<T>(device, "CausalConv1d on a GPU (im2col + GEMM pipeline)")?;
+            check::im2col_workspace(&shape)?;
+            Some(Im2colWorkspace { a: device.alloc(shape.a_len())?, b: device.alloc(shape.b_len())? })
+        } else {
+            None
+        };
+        Ok(CausalConv1d { device: device.clone(), shape, workspace })
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    pub fn shape(&self) -> ConvShape {
+        self.shape
+    }
+
+    /// Enqueues `y = conv(x, w)` on `stream`. Arguments are checked before anything is
+    /// enqueued; on the host backend the call runs to completion before returning.
+    pub fn forward(&mut self, stream: &Stream, x: &Buffer<T>, w: &Buffer<T>, y: &mut Buffer<T>) -> Result<()> {
+        check::stream_on(stream, self.device.id())?;
+        check::forward_buffers(&self.shape, self.device.id(), x, w, y)?;
+        match &mut self.workspace {
+            None => {
+                let (x, w) = (stages::host_data(x), stages::host_data(w));
+                host::forward_direct(&self.shape, x, w, stages::host_data_mut(y));
+            }
+            Some(ws) => {
+                stages::run_preprocess_input(stream, &self.shape, x, &mut ws.a)?;
+                stages::run_preprocess_weight(stream, &self.shape, w, &mut ws.b)?;
+                stages::run_gemm_abt(stream, &self.shape, &ws.a, &ws.b, y)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The GPU pipeline's buffers (A, B) as the last forward left them.
+    #[cfg_attr(not(feature = "verify_host"), allow(dead_code))]
+    pub(crate) fn workspace(&self) -> Option<&Im2colWorkspace<T>> {
+        self.workspace.as_ref()
+    }
+}

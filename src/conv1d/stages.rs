@@ -1,0 +1,138 @@
+//! The explicit pipeline's three stages as separate calls, on any backend: for callers
+//! who want the intermediate buffers, and for the exact tests of each stage.
+//!
+//! | stage               | in                           | out                            |
+//! |---------------------|------------------------------|--------------------------------|
+//! | `preprocess_input`  | x `[batch, dim, seqlen]`     | A `[batch·seqlen, width·dim]`  |
+//! | `preprocess_weight` | w `[dim, width]`             | B `[dim, width·dim]`           |
+//! | `gemm_abt`          | A, B                         | y `[batch, dim, seqlen]`       |
+
+use super::{check, host, ConvShape};
+use crate::buffer::Buffer;
+use crate::device::DeviceId;
+use crate::element::Element;
+use crate::error::Result;
+use crate::stream::Stream;
+
+/// Input preprocessing: `A[b·seqlen + t, tap·dim + c] = x[b, c, t + tap − (width−1)]`, 0 before t = 0.
+pub fn preprocess_input<T: Element>(stream: &Stream, s: &ConvShape, x: &Buffer<T>, a: &mut Buffer<T>) -> Result<()> {
+    let device = checked_stage::<T>(stream, s, "preprocess_input")?;
+    check::buffer("x", x, device, s.x_len(), || format!("[batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen))?;
+    check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
+    run_preprocess_input(stream, s, x, a)
+}
+
+/// Weight preprocessing: `B[co, tap·dim + ci] = (ci == co) ? w[co, tap] : 0`.
+pub fn preprocess_weight<T: Element>(stream: &Stream, s: &ConvShape, w: &Buffer<T>, b: &mut Buffer<T>) -> Result<()> {
+    let device = checked_stage::<T>(stream, s, "preprocess_weight")?;
+    check::buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))?;
+    check::buffer("b", b, device, s.b_len(), || b_layout(s))?;
+    run_preprocess_weight(stream, s, w, b)
+}
+
+/// `y[batch, n, t] = Σ_k A[batch·seqlen + t, k] · B[n, k]` (matrix cores on a GPU).
+pub fn gemm_abt<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    a: &Buffer<T>,
+    b: &Buffer<T>,
+    y: &mut Buffer<T>,
+) -> Result<()> {
+    let device = checked_stage::<T>(stream, s, "gemm_abt")?;
+    check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
+    check::buffer("b", b, device, s.b_len(), || b_layout(s))?;
+    check::buffer("y", y, device, s.x_len(), || format!("[batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen))?;
+    run_gemm_abt(stream, s, a, b, y)
+}
+
+fn checked_stage<T: Element>(stream: &Stream, s: &ConvShape, op: &'static str) -> Result<DeviceId> {
+    check::shape(s)?;
+    check::im2col_workspace(s)?;
+    check::gpu_dtype::<T>(stream.device(), op)?;
+    Ok(stream.device().id())
+}
+
+fn a_layout(s: &ConvShape) -> String {
+    format!("[batch*seqlen {}, width*dim {}]", s.batch * s.seqlen, s.width * s.dim)
+}
+
+fn b_layout(s: &ConvShape) -> String {
+    format!("[dim {}, width*dim {}]", s.dim, s.width * s.dim)
+}
+
+/// A host buffer's data; callers have checked that the buffer lives on the host.
+pub(crate) fn host_data<T: Element>(buffer: &Buffer<T>) -> &[T] {
+    buffer.host_slice().expect("checked before: buffer on the host")
+}
+
+pub(crate) fn host_data_mut<T: Element>(buffer: &mut Buffer<T>) -> &mut [T] {
+    buffer.host_slice_mut().expect("checked before: buffer on the host")
+}
+
+#[cfg(not(hipconv_gpu))]
+fn no_gpu_backend() -> ! {
+    unreachable!("no GPU buffer can exist without a GPU backend")
+}
+
+// The run_* functions take checked arguments (shape, devices, lengths, dtype).
+
+pub(crate) fn run_preprocess_input<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    x: &Buffer<T>,
+    a: &mut Buffer<T>,
+) -> Result<()> {
+    if !stream.device().is_gpu() {
+        host::im2col(s, host_data(x), host_data_mut(a));
+        return Ok(());
+    }
+    #[cfg(hipconv_gpu)]
+    {
+        stream.device().activate()?;
+        // SAFETY: x and a live on the stream's device with the lengths the shape needs.
+        unsafe { super::gpu::preprocess_input::<T>(stream, s, x.as_raw(), a.as_raw_mut()) }
+    }
+    #[cfg(not(hipconv_gpu))]
+    no_gpu_backend()
+}
+
+pub(crate) fn run_preprocess_weight<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    w: &Buffer<T>,
+    b: &mut Buffer<T>,
+) -> Result<()> {
+    if !stream.device().is_gpu() {
+        host::dense_weight(s, host_data(w), host_data_mut(b));
+        return Ok(());
+    }
+    #[cfg(hipconv_gpu)]
+    {
+        stream.device().activate()?;
+        // SAFETY: w and b live on the stream's device with the lengths the shape needs.
+        unsafe { super::gpu::preprocess_weight::<T>(stream, s, w.as_raw(), b.as_raw_mut()) }
+    }
+    #[cfg(not(hipconv_gpu))]
+    no_gpu_backend()
+}
+
+pub(crate) fn run_gemm_abt<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    a: &Buffer<T>,
+    b: &Buffer<T>,
+    y: &mut Buffer<T>,
+) -> Result<()> {
+    if !stream.device().is_gpu() {
+        host::gemm_abt(s, host_data(a), host_data(b), host_data_mut(y));
+        return Ok(());
+    }
+    #[cfg(hipconv_gpu)]
+    {
+        stream.device().activate()?;
+        // SAFETY: a, b and y live on the stream's device with the lengths the shape needs.
+        unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) }
+    }
+    #[cfg(not(hipconv_gpu))]
+    no_gpu_backend()
+}

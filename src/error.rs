@@ -1,0 +1,44 @@
+//! The library's one error type. Every variant says what was wrong and what was expected;
+//! argument errors are raised before any launch, so the caller's buffers stay untouched.
+
+use crate::element::DType;
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A HIP / CUDA runtime call failed; carries the runtime's own name and message.
+    #[error("{backend} runtime call {call} failed with {name} ({code}): {message}")]
+    Runtime { backend: &'static str, call: &'static str, code: i32, name: String, message: String },
+
+    /// A GPU was asked for and there is none usable; the host backend is never substituted.
+    #[error("no GPU available: {reason}")]
+    NoGpu { reason: String },
+
+    /// A size argument is out of its valid range.
+    #[error("invalid {arg} = {value}: expected {expected}")]
+    InvalidDimension { arg: &'static str, value: usize, expected: &'static str },
+
+    /// A buffer's length does not match the shape.
+    #[error("buffer `{arg}` has {found} elements, expected {expected} ({layout})")]
+    BufferLength { arg: &'static str, expected: usize, found: usize, layout: String },
+
+    /// A buffer or stream lives on another device than the operation.
+    #[error("`{arg}` lives on {found}, expected {expected}")]
+    WrongDevice { arg: &'static str, expected: String, found: String },
+
+    /// A size product does not fit the kernels' index type.
+    #[error("{quantity} = {value} exceeds the kernels' index limit of {limit}")]
+    IndexOverflow { quantity: &'static str, value: u128, limit: u128 },
+
+    /// The element type is not implemented by this operation on this backend.
+    #[error("dtype {dtype} is not supported by {op}: supported {supported}")]
+    UnsupportedDtype { dtype: DType, op: &'static str, supported: &'static str },
+
+    /// Host verification (feature `verify_host`) found a mismatch; the report says where.
+    #[cfg(feature = "verify_host")]
+    #[error("host verification failed:\n{0}")]
+    VerificationFailed(Box<crate::verify::VerificationReport>),
+}

@@ -1,0 +1,172 @@
+//! The GPU backend's lower layers: raw bindings generated from `hip/include/hipconv.h`
+//! (`sys`) and thin wrappers that turn each status code into a `Result` (this module).
+//! Compiled only when build.rs built a GPU backend (`cfg(hipconv_gpu)`).
+
+pub(crate) mod sys {
+    #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+    #![allow(clippy::all)]
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+
+use crate::error::{Error, Result};
+use std::ffi::{c_void, CStr};
+use std::ptr;
+
+/// Runtime error codes that mean "no usable GPU here" (same values in HIP and CUDA).
+const NO_DEVICE: i32 = 100;
+const INSUFFICIENT_DRIVER: i32 = 35;
+
+pub(crate) fn backend_name() -> &'static str {
+    // SAFETY: returns a pointer to a static NUL-terminated string.
+    let name = unsafe { CStr::from_ptr(sys::hipconv_backend_name()) };
+    name.to_str().unwrap_or("gpu")
+}
+
+fn c_string(ptr: *const std::ffi::c_char) -> String {
+    if ptr.is_null() {
+        return String::from("(no message)");
+    }
+    // SAFETY: the runtime returns static NUL-terminated strings.
+    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+}
+
+/// Turns a runtime status into a `Result`, naming the call that produced it.
+pub(crate) fn check(status: sys::hipconv_status_t, call: &'static str) -> Result<()> {
+    if status == 0 {
+        return Ok(());
+    }
+    // SAFETY: both functions accept any status value.
+    let (name, message) =
+        unsafe { (c_string(sys::hipconv_error_name(status)), c_string(sys::hipconv_error_string(status))) };
+    Err(Error::Runtime { backend: backend_name(), call, code: status, name, message })
+}
+
+/// Number of GPUs, or the reason there are none.
+pub(crate) fn device_count() -> Result<u32> {
+    let mut count = 0i32;
+    // SAFETY: writes one i32.
+    let status = unsafe { sys::hipconv_device_count(&mut count) };
+    match status {
+        0 if count > 0 => Ok(count as u32),
+        0 => Err(Error::NoGpu { reason: format!("the {} runtime reports 0 devices", backend_name()) }),
+        NO_DEVICE | INSUFFICIENT_DRIVER => {
+            let detail = check(status, "hipGetDeviceCount").unwrap_err();
+            Err(Error::NoGpu { reason: detail.to_string() })
+        }
+        _ => check(status, "hipGetDeviceCount").map(|_| 0),
+    }
+}
+
+pub(crate) fn set_device(ordinal: u32) -> Result<()> {
+    // SAFETY: plain call; an invalid ordinal is reported by the runtime.
+    check(unsafe { sys::hipconv_set_device(ordinal as i32) }, "hipSetDevice")
+}
+
+pub(crate) fn device_info(ordinal: u32) -> Result<sys::hipconv_device_info> {
+    let mut info = sys::hipconv_device_info::default();
+    // SAFETY: writes one hipconv_device_info.
+    check(unsafe { sys::hipconv_device_info_get(ordinal as i32, &mut info) }, "hipGetDeviceProperties")?;
+    Ok(info)
+}
+
+pub(crate) fn char_array_to_string(chars: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Allocates `bytes` on the current device.
+pub(crate) fn malloc(bytes: usize) -> Result<*mut c_void> {
+    let mut ptr = ptr::null_mut();
+    // SAFETY: writes one pointer.
+    check(unsafe { sys::hipconv_malloc(&mut ptr, bytes) }, "hipMalloc")?;
+    Ok(ptr)
+}
+
+/// # Safety
+/// `ptr` must come from [`malloc`] and not be used afterwards.
+pub(crate) unsafe fn free(ptr: *mut c_void) -> Result<()> {
+    check(sys::hipconv_free(ptr), "hipFree")
+}
+
+/// Direction of a copy.
+#[derive(Clone, Copy)]
+pub(crate) enum CopyKind {
+    HostToDevice,
+    DeviceToHost,
+}
+
+/// Enqueues a copy on `stream`.
+///
+/// # Safety
+/// `dst` and `src` must be valid for `bytes` on the sides the direction names, and stay
+/// valid until the copy has completed on `stream`.
+pub(crate) unsafe fn memcpy_async(
+    direction: CopyKind,
+    dst: *mut c_void,
+    src: *const c_void,
+    bytes: usize,
+    stream: *mut c_void,
+) -> Result<()> {
+    let status = match direction {
+        CopyKind::HostToDevice => sys::hipconv_memcpy_htod_async(dst, src, bytes, stream),
+        CopyKind::DeviceToHost => sys::hipconv_memcpy_dtoh_async(dst, src, bytes, stream),
+    };
+    check(status, "hipMemcpyAsync")
+}
+
+pub(crate) fn stream_create() -> Result<*mut c_void> {
+    let mut stream = ptr::null_mut();
+    // SAFETY: writes one handle.
+    check(unsafe { sys::hipconv_stream_create(&mut stream) }, "hipStreamCreateWithFlags")?;
+    Ok(stream)
+}
+
+/// # Safety
+/// `stream` must be a live stream handle (or null for the default stream).
+pub(crate) unsafe fn stream_synchronize(stream: *mut c_void) -> Result<()> {
+    check(sys::hipconv_stream_synchronize(stream), "hipStreamSynchronize")
+}
+
+/// # Safety
+/// `stream` must come from [`stream_create`] and not be used afterwards.
+pub(crate) unsafe fn stream_destroy(stream: *mut c_void) -> Result<()> {
+    check(sys::hipconv_stream_destroy(stream), "hipStreamDestroy")
+}
+
+pub(crate) fn event_create() -> Result<*mut c_void> {
+    let mut event = ptr::null_mut();
+    // SAFETY: writes one handle.
+    check(unsafe { sys::hipconv_event_create(&mut event) }, "hipEventCreate")?;
+    Ok(event)
+}
+
+/// # Safety
+/// `event` must be live; `stream` live or null.
+pub(crate) unsafe fn event_record(event: *mut c_void, stream: *mut c_void) -> Result<()> {
+    check(sys::hipconv_event_record(event, stream), "hipEventRecord")
+}
+
+/// Milliseconds between two recorded events; waits for `end`.
+///
+/// # Safety
+/// Both events must be live and recorded.
+pub(crate) unsafe fn event_elapsed_ms(start: *mut c_void, end: *mut c_void) -> Result<f32> {
+    check(sys::hipconv_event_synchronize(end), "hipEventSynchronize")?;
+    let mut ms = 0f32;
+    check(sys::hipconv_event_elapsed_ms(&mut ms, start, end), "hipEventElapsedTime")?;
+    Ok(ms)
+}
+
+/// # Safety
+/// `event` must come from [`event_create`] and not be used afterwards.
+pub(crate) unsafe fn event_destroy(event: *mut c_void) -> Result<()> {
+    check(sys::hipconv_event_destroy(event), "hipEventDestroy")
+}
+
+/// The GEMM's compile-time tile configuration.
+pub(crate) fn gemm_config() -> sys::hipconv_gemm_config {
+    let mut config = sys::hipconv_gemm_config::default();
+    // SAFETY: writes one struct.
+    unsafe { sys::hipconv_gemm_abt_config(&mut config) };
+    config
+}

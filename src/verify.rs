@@ -1,0 +1,147 @@
+//! Host verification (feature `verify_host`), the seed's ENABLE_HOST_VERIFICATION: after a
+//! GPU forward, redo transpose + padding + im2col and the weight transform on the host and
+//! compare them element by element with the GPU's buffers (exact match expected), then
+//! compare the output with an f64 host result. Not compiled without the feature.
+
+use crate::buffer::Buffer;
+use crate::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
+use crate::conv1d::{host, CausalConv1d};
+use crate::device::Backend;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use std::fmt;
+
+/// Elements that differ between the GPU's buffer and the host's, out of `total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MismatchCount {
+    pub mismatches: usize,
+    pub total: usize,
+}
+
+impl MismatchCount {
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0
+    }
+}
+
+impl fmt::Display for MismatchCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.passed() { "passed" } else { "FAILED" };
+        write!(f, "{verdict} ({} mismatches of {})", self.mismatches, self.total)
+    }
+}
+
+/// The two preprocessing buffers of the GPU pipeline against the host's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PreprocessingCheck {
+    /// im2col matrix A.
+    pub input: MismatchCount,
+    /// Dense weight B.
+    pub weight: MismatchCount,
+}
+
+/// The output against an f64 host result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutputCheck {
+    pub max_abs_error: f64,
+    /// Largest absolute error over the largest reference magnitude.
+    pub max_rel_error: f64,
+    /// ‖y − ref‖₂ / ‖ref‖₂, the pass criterion.
+    pub rel_norm_error: f64,
+    pub tolerance: f64,
+}
+
+impl OutputCheck {
+    pub fn passed(&self) -> bool {
+        self.rel_norm_error <= self.tolerance
+    }
+}
+
+/// What one verified forward found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerificationReport {
+    pub backend: Backend,
+    /// `None` on the host backend, which runs the direct sum and has no preprocessing.
+    pub preprocessing: Option<PreprocessingCheck>,
+    pub output: OutputCheck,
+}
+
+impl VerificationReport {
+    pub fn passed(&self) -> bool {
+        self.preprocessing.is_none_or(|p| p.input.passed() && p.weight.passed()) && self.output.passed()
+    }
+}
+
+impl fmt::Display for VerificationReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.preprocessing {
+            Some(p) => {
+                writeln!(f, "input preprocessing (GPU vs host): {}", p.input)?;
+                writeln!(f, "weight preprocessing (GPU vs host): {}", p.weight)?;
+            }
+            None => writeln!(f, "preprocessing checks: not applicable ({} backend runs the direct sum)", self.backend)?,
+        }
+        let o = &self.output;
+        write!(
+            f,
+            "output vs f64 host result: max abs error {:.3e}, max rel error {:.3e}, rel norm error {:.3e} (tolerance {:.0e}): {}",
+            o.max_abs_error,
+            o.max_rel_error,
+            o.rel_norm_error,
+            o.tolerance,
+            if o.passed() { "valid" } else { "INVALID" }
+        )
+    }
+}
+
+fn count_mismatches<T: Element>(device: &[T], host: &[T]) -> MismatchCount {
+    let mismatches = device.iter().zip(host).filter(|(d, h)| d.to_bits_u32() != h.to_bits_u32()).count();
+    MismatchCount { mismatches, total: host.len() }
+}
+
+fn compare_output<T: Element>(y: &[T], reference: &[f64]) -> OutputCheck {
+    let stats = error_stats(y, reference);
+    OutputCheck {
+        max_abs_error: stats.max_abs_error,
+        max_rel_error: stats.max_rel_error,
+        rel_norm_error: stats.rel_norm_error,
+        tolerance: tolerance(T::DTYPE),
+    }
+}
+
+impl<T: Element> CausalConv1d<T> {
+    /// [`CausalConv1d::forward`], then the host verification; waits for the stream.
+    /// Returns the report, or [`Error::VerificationFailed`] carrying it when a check fails.
+    pub fn forward_verified(
+        &mut self,
+        stream: &Stream,
+        x: &Buffer<T>,
+        w: &Buffer<T>,
+        y: &mut Buffer<T>,
+    ) -> Result<VerificationReport> {
+        self.forward(stream, x, w, y)?;
+        let s = self.shape();
+        let (x_host, w_host, y_host) = (x.to_vec(stream)?, w.to_vec(stream)?, y.to_vec(stream)?);
+        let preprocessing = match self.workspace() {
+            None => None,
+            Some(ws) => {
+                let mut a_host = vec![T::from_f32(0.0); s.a_len()];
+                let mut b_host = vec![T::from_f32(0.0); s.b_len()];
+                host::im2col(&s, &x_host, &mut a_host);
+                host::dense_weight(&s, &w_host, &mut b_host);
+                Some(PreprocessingCheck {
+                    input: count_mismatches(&ws.a.to_vec(stream)?, &a_host),
+                    weight: count_mismatches(&ws.b.to_vec(stream)?, &b_host),
+                })
+            }
+        };
+        let output = compare_output(&y_host, &causal_conv1d_f64(&s, &x_host, &w_host));
+        let report = VerificationReport { backend: self.device().backend(), preprocessing, output };
+        if report.passed() {
+            Ok(report)
+        } else {
+            Err(Error::VerificationFailed(Box::new(report)))
+        }
+    }
+}
