@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the test binaries and the example with the NVIDIA backend and gathers them, with
+# scripts/gpu-run.sh, in dist/ (git-ignored). The accelerator machine has no Rust; run
+# the whole suite there with one device call:  carry ["dist"], command "bash dist/run.sh".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/toolchain.sh
+export HIPCONV_GPU=cuda CARGO_TARGET_DIR=target/cuda
+rm -rf dist && mkdir -p dist/tests dist/examples
+
+# Test executables, as cargo lists them.
+cargo test --release --features verify_host --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["profile"]["test"]:
+        print(msg["executable"])' |
+    while read -r exe; do cp "$exe" dist/tests/; done
+
+# The example twice: with host verification, and as a production build without it.
+cargo build --release --features verify_host --example causal_conv1d
+cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d_verify_host
+cargo build --release --example causal_conv1d
+cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d
+
+strip dist/tests/* dist/examples/*
+cp scripts/gpu-run.sh dist/run.sh
+scripts/check-machine-code.sh cuda dist/examples/causal_conv1d "${HIPCONV_CUDA_ARCHS:-80;90}"
+du -sh dist
+ls -l dist/tests dist/examples

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs on the accelerator machine (copied to dist/run.sh by scripts/gpu-dist.sh): every
+# test binary with the GPU required, a memory check of the kernels, then the example.
+# Logs go to $OUT (the device tool's folder) or /tmp/hipconv-gpu-run.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/hipconv-gpu-run}
+mkdir -p "$out"
+export HIPCONV_REQUIRE_GPU=1
+status=0
+step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, records failure
+    local name=$1; shift
+    echo "=== $name: $*"
+    "$@" >"$out/$name.log" 2>&1
+    local rc=$?
+    tail -n 25 "$out/$name.log"
+    echo "=== $name: exit $rc"
+    [ $rc -eq 0 ] || status=1
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
+date -u +"run at %Y-%m-%dT%H:%M:%SZ" | tee -a "$out/gpu.txt"
+for t in tests/*; do
+    step "test-$(basename "${t%-*}")" "$t"
+done
+if command -v compute-sanitizer >/dev/null; then
+    for t in tests/stages-*; do
+        step memcheck-stages compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
+        step racecheck-stages compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --test-threads=1
+    done
+fi
+step example-verify-host examples/causal_conv1d_verify_host
+step example examples/causal_conv1d
+step example-large examples/causal_conv1d --batch 4 --dim 300 --seqlen 5000 --width 8
+echo "=== overall: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
+exit $status
