@@ -107,21 +107,16 @@ impl<T: Element> Buffer<T> {
         match &mut self.storage {
             Storage::Host(data) => data.copy_from_slice(src),
             #[cfg(hipconv_gpu)]
-            Storage::Gpu { ptr, .. } => {
-                stream.device().activate()?;
-                let bytes = byte_len::<T>(src.len())?;
-                // SAFETY: lengths checked above; we wait for the copy before `src` is released.
-                unsafe {
-                    crate::gpu::memcpy_async(
-                        crate::gpu::CopyKind::HostToDevice,
-                        *ptr,
-                        src.as_ptr().cast(),
-                        bytes,
-                        stream.as_raw(),
-                    )?;
-                }
-                stream.synchronize()?;
-            }
+            // SAFETY: lengths checked above; the copy is complete before `src` is released.
+            Storage::Gpu { ptr, .. } => unsafe {
+                gpu_copy_and_wait::<T>(
+                    stream,
+                    crate::gpu::CopyKind::HostToDevice,
+                    *ptr,
+                    src.as_ptr().cast(),
+                    src.len(),
+                )?
+            },
             #[cfg(not(hipconv_gpu))]
             Storage::Gpu { .. } => unreachable!("no GPU buffer can exist without a GPU backend"),
         }
@@ -135,22 +130,17 @@ impl<T: Element> Buffer<T> {
         match &self.storage {
             Storage::Host(data) => dst.copy_from_slice(data),
             #[cfg(hipconv_gpu)]
-            Storage::Gpu { ptr, .. } => {
-                stream.device().activate()?;
-                let bytes = byte_len::<T>(dst.len())?;
-                // SAFETY: lengths checked above; every T accepts any bit pattern (sealed
-                // Element); we wait for the copy before `dst` is released.
-                unsafe {
-                    crate::gpu::memcpy_async(
-                        crate::gpu::CopyKind::DeviceToHost,
-                        dst.as_mut_ptr().cast(),
-                        *ptr,
-                        bytes,
-                        stream.as_raw(),
-                    )?;
-                }
-                stream.synchronize()?;
-            }
+            // SAFETY: lengths checked above; every T accepts any bit pattern (sealed Element);
+            // the copy is complete before `dst` is released.
+            Storage::Gpu { ptr, .. } => unsafe {
+                gpu_copy_and_wait::<T>(
+                    stream,
+                    crate::gpu::CopyKind::DeviceToHost,
+                    dst.as_mut_ptr().cast(),
+                    *ptr,
+                    dst.len(),
+                )?
+            },
             #[cfg(not(hipconv_gpu))]
             Storage::Gpu { .. } => unreachable!("no GPU buffer can exist without a GPU backend"),
         }
@@ -195,6 +185,23 @@ impl<T: Element> Drop for Buffer<T> {
             }
         }
     }
+}
+
+/// Copies `len` elements of `T` on `stream` and waits for the copy.
+///
+/// # Safety
+/// `dst` and `src` must be valid for `len` elements on the sides `kind` names.
+#[cfg(hipconv_gpu)]
+unsafe fn gpu_copy_and_wait<T>(
+    stream: &Stream,
+    kind: crate::gpu::CopyKind,
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) -> Result<()> {
+    stream.device().activate()?;
+    crate::gpu::memcpy_async(kind, dst, src, byte_len::<T>(len)?, stream.as_raw())?;
+    stream.synchronize()
 }
 
 #[cfg(hipconv_gpu)]

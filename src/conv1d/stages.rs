@@ -69,9 +69,22 @@ pub(crate) fn host_data_mut<T: Element>(buffer: &mut Buffer<T>) -> &mut [T] {
     buffer.host_slice_mut().expect("checked before: buffer on the host")
 }
 
-#[cfg(not(hipconv_gpu))]
-fn no_gpu_backend() -> ! {
-    unreachable!("no GPU buffer can exist without a GPU backend")
+/// On the host backend evaluates `$host`; on a GPU makes the stream's device current and
+/// evaluates `$gpu` (a `Result`), which is compiled only when a GPU backend is.
+macro_rules! on_backend {
+    ($stream:expr, host: $host:expr, gpu: $gpu:expr) => {{
+        if !$stream.device().is_gpu() {
+            $host;
+            return Ok(());
+        }
+        #[cfg(hipconv_gpu)]
+        {
+            $stream.device().activate()?;
+            $gpu
+        }
+        #[cfg(not(hipconv_gpu))]
+        unreachable!("no GPU buffer can exist without a GPU backend")
+    }};
 }
 
 // The run_* functions take checked arguments (shape, devices, lengths, dtype).
@@ -82,18 +95,10 @@ pub(crate) fn run_preprocess_input<T: Element>(
     x: &Buffer<T>,
     a: &mut Buffer<T>,
 ) -> Result<()> {
-    if !stream.device().is_gpu() {
-        host::im2col(s, host_data(x), host_data_mut(a));
-        return Ok(());
-    }
-    #[cfg(hipconv_gpu)]
-    {
-        stream.device().activate()?;
+    on_backend!(stream,
+        host: host::im2col(s, host_data(x), host_data_mut(a)),
         // SAFETY: x and a live on the stream's device with the lengths the shape needs.
-        unsafe { super::gpu::preprocess_input::<T>(stream, s, x.as_raw(), a.as_raw_mut()) }
-    }
-    #[cfg(not(hipconv_gpu))]
-    no_gpu_backend()
+        gpu: unsafe { super::gpu::preprocess_input::<T>(stream, s, x.as_raw(), a.as_raw_mut()) })
 }
 
 pub(crate) fn run_preprocess_weight<T: Element>(
@@ -102,18 +107,10 @@ pub(crate) fn run_preprocess_weight<T: Element>(
     w: &Buffer<T>,
     b: &mut Buffer<T>,
 ) -> Result<()> {
-    if !stream.device().is_gpu() {
-        host::dense_weight(s, host_data(w), host_data_mut(b));
-        return Ok(());
-    }
-    #[cfg(hipconv_gpu)]
-    {
-        stream.device().activate()?;
+    on_backend!(stream,
+        host: host::dense_weight(s, host_data(w), host_data_mut(b)),
         // SAFETY: w and b live on the stream's device with the lengths the shape needs.
-        unsafe { super::gpu::preprocess_weight::<T>(stream, s, w.as_raw(), b.as_raw_mut()) }
-    }
-    #[cfg(not(hipconv_gpu))]
-    no_gpu_backend()
+        gpu: unsafe { super::gpu::preprocess_weight::<T>(stream, s, w.as_raw(), b.as_raw_mut()) })
 }
 
 pub(crate) fn run_gemm_abt<T: Element>(
@@ -123,16 +120,8 @@ pub(crate) fn run_gemm_abt<T: Element>(
     b: &Buffer<T>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
-    if !stream.device().is_gpu() {
-        host::gemm_abt(s, host_data(a), host_data(b), host_data_mut(y));
-        return Ok(());
-    }
-    #[cfg(hipconv_gpu)]
-    {
-        stream.device().activate()?;
+    on_backend!(stream,
+        host: host::gemm_abt(s, host_data(a), host_data(b), host_data_mut(y)),
         // SAFETY: a, b and y live on the stream's device with the lengths the shape needs.
-        unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) }
-    }
-    #[cfg(not(hipconv_gpu))]
-    no_gpu_backend()
+        gpu: unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) })
 }
