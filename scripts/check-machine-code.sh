@@ -15,7 +15,7 @@ fail=0
 
 case $backend in
 rocm)
-    lib=$(realpath "$(ls -t "$artifact"/build/hipconv-*/out/libhipconv_kernels.a | head -1)")
+    lib=$(realpath "$(ls -t "$artifact"/build/hipconv-*/out/libhipconv_kernels.a | sed -n 1p)")
     (cd "$work" && ar x "$lib")
     obj=$(ls "$work"/*gemm_abt*.o)
     "$llvm_bin/llvm-objcopy" --dump-section=.hip_fatbin="$work/fatbin" "$obj"

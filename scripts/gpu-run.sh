@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Runs on the accelerator machine (copied to dist/run.sh by scripts/gpu-dist.sh): every
 # test binary with the GPU required, a memory check of the kernels, then the example.
-# Logs go to $OUT (the device tool's folder) or /tmp/hipconv-gpu-run.
+# The full log goes to $OUT/suite.log (the device tool's folder) or /tmp/hipconv-gpu-run;
+# stdout carries each step's tail and the verdict.
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-/tmp/hipconv-gpu-run}
 mkdir -p "$out"
 export HIPCONV_REQUIRE_GPU=1
 status=0
-step() {  # step NAME COMMAND...: runs, logs to $out/NAME.log, records failure
+log="$out/suite.log"
+: >"$log"
+step() {  # step NAME COMMAND...: runs, appends to the log, prints its tail, records failure
     local name=$1; shift
-    echo "=== $name: $*"
-    "$@" >"$out/$name.log" 2>&1
+    local part="$out/.part"
+    echo "=== $name: $*" | tee -a "$log"
+    "$@" >"$part" 2>&1
     local rc=$?
-    tail -n 25 "$out/$name.log"
-    echo "=== $name: exit $rc"
+    cat "$part" >>"$log"
+    grep -E "^test result|skipped|panicked|FAILED|SUMMARY|mismatches|valid|time per|backend:" "$part" | tail -n 12
+    rm -f "$part"
+    echo "=== $name: exit $rc" | tee -a "$log"
     [ $rc -eq 0 ] || status=1
 }
 
