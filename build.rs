@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 const KERNEL_SOURCES: &[&str] = &[
     "hip/runtime/runtime.hip",
+    "hip/conv1d/direct.hip",
     "hip/conv1d/preprocess_input.hip",
     "hip/conv1d/preprocess_weight.hip",
     "hip/gemm/gemm_abt.hip",

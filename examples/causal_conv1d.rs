@@ -5,18 +5,21 @@
 //!     cargo run --release --features verify_host --example causal_conv1d   # + preprocessing checks
 //!
 //! Options: --batch N --dim N --seqlen N --width N --reps N (timed forwards) --host (force
-//! the host backend) --gpu N (require GPU N; fail if absent). Default: GPU 0 if one is
-//! usable, else the host backend, which the output then says.
+//! the host backend) --gpu N (require GPU N; fail if absent) --algorithm im2col_gemm|direct|auto
+//! (default im2col_gemm, the seed's pipeline). Default device: GPU 0 if one is usable, else
+//! the host backend, which the output then says.
 
 use hipconv::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
 use hipconv::half::f16;
-use hipconv::{Backend, CausalConv1d, ConvShape, Device, Element, GemmTileConfig};
+use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig};
 use std::process::ExitCode;
 
 struct Options {
     shape: ConvShape,
-    reps: usize,
+    /// Timed forwards; default 100 on a GPU, 5 on the host.
+    reps: Option<usize>,
     device: DeviceChoice,
+    algorithm: Algorithm,
 }
 
 enum DeviceChoice {
@@ -26,7 +29,12 @@ enum DeviceChoice {
 }
 
 fn parse_options() -> Result<Options, String> {
-    let mut options = Options { shape: ConvShape::new(1, 64, 2048, 4), reps: 100, device: DeviceChoice::Best };
+    let mut options = Options {
+        shape: ConvShape::new(1, 64, 2048, 4),
+        reps: None,
+        device: DeviceChoice::Best,
+        algorithm: Algorithm::Im2colGemm,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = |name: &str| -> Result<usize, String> {
@@ -38,14 +46,21 @@ fn parse_options() -> Result<Options, String> {
             "--dim" => options.shape.dim = value("--dim")?,
             "--seqlen" => options.shape.seqlen = value("--seqlen")?,
             "--width" => options.shape.width = value("--width")?,
-            "--reps" => options.reps = value("--reps")?.max(1),
+            "--reps" => options.reps = Some(value("--reps")?.max(1)),
             "--host" => options.device = DeviceChoice::Host,
             "--gpu" => options.device = DeviceChoice::Gpu(value("--gpu")? as u32),
-            "-h" | "--help" => {
-                return Err(String::from(
-                    "usage: causal_conv1d [--batch N] [--dim N] [--seqlen N] [--width N] [--reps N] [--host | --gpu N]",
-                ))
+            "--algorithm" => {
+                options.algorithm = match args.next().as_deref() {
+                    Some("im2col_gemm") => Algorithm::Im2colGemm,
+                    Some("direct") => Algorithm::Direct,
+                    Some("auto") => Algorithm::Auto,
+                    other => return Err(format!("--algorithm expects im2col_gemm, direct or auto, got {other:?}")),
+                }
             }
+            "-h" | "--help" => return Err(String::from(
+                "usage: causal_conv1d [--batch N] [--dim N] [--seqlen N] [--width N] [--reps N] [--host | --gpu N] \
+                     [--algorithm im2col_gemm|direct|auto]",
+            )),
             other => return Err(format!("unknown option {other:?} (try --help)")),
         }
     }
@@ -90,6 +105,7 @@ fn run(options: Options) -> hipconv::Result<bool> {
         println!("backend: host, {} threads ({why})", props.compute_units);
     }
     let shape = options.shape;
+    let reps = options.reps.unwrap_or(if device.is_gpu() { 100 } else { 5 });
     println!("shape: batch {}, dim {}, seqlen {}, width {} (f16)", shape.batch, shape.dim, shape.seqlen, shape.width);
 
     let stream = device.stream()?;
@@ -97,7 +113,9 @@ fn run(options: Options) -> hipconv::Result<bool> {
     let x = device.upload(&stream, &x_host)?;
     let w = device.upload(&stream, &w_host)?;
     let mut y = device.upload(&stream, &vec![f16::NAN; shape.x_len()])?;
-    let mut conv = CausalConv1d::<f16>::new(&device, shape)?;
+    let options = ConvOptions::default().algorithm(options.algorithm);
+    let mut conv = CausalConv1d::<f16>::with_options(&device, shape, options)?;
+    println!("algorithm: {}", conv.options().algorithm);
 
     #[cfg(feature = "verify_host")]
     {
@@ -121,11 +139,13 @@ fn run(options: Options) -> hipconv::Result<bool> {
 
     let gemm = shape.gemm();
     println!("{gemm}");
-    let stats = error_stats(&y.to_vec(&stream)?, &causal_conv1d_f64(&shape, &x_host, &w_host));
+    let reference = causal_conv1d_f64(&shape, &conv.options(), &x_host, &w_host, None);
+    let stats = error_stats(&y.to_vec(&stream)?, &reference);
     let valid = stats.rel_norm_error <= tolerance(f16::DTYPE);
-    let tile = match (device.backend(), GemmTileConfig::compiled()) {
-        (Backend::Host, _) | (_, None) => String::from("host direct sum, no GEMM"),
-        (_, Some(config)) => config.to_string(),
+    let tile = match (conv.options().algorithm, device.is_gpu(), GemmTileConfig::compiled()) {
+        (Algorithm::Im2colGemm, true, Some(config)) => config.to_string(),
+        (Algorithm::Im2colGemm, _, _) => String::from("host im2col + host GEMM"),
+        (algorithm, _, _) => format!("{algorithm} kernel, no GEMM"),
     };
     println!("[{}x{}x{}, {tile}], {}", gemm.m, gemm.n, gemm.k, if valid { "valid" } else { "INVALID" });
     println!(
@@ -138,15 +158,15 @@ fn run(options: Options) -> hipconv::Result<bool> {
     for _ in 0..5 {
         conv.forward(&stream, &x, &w, &mut y)?;
     }
-    let mut times = Vec::with_capacity(options.reps);
-    for _ in 0..options.reps {
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
         let start = stream.record_event()?;
         conv.forward(&stream, &x, &w, &mut y)?;
         let end = stream.record_event()?;
         times.push(start.elapsed_ms(&end)?);
     }
     let clock = if device.is_gpu() { "device events" } else { "wall clock" };
-    println!("time per forward: {:.2} us (median of {} after 5 warm-ups, {clock})", median(times) * 1e3, options.reps);
+    println!("time per forward: {:.2} us (median of {reps} after 5 warm-ups, {clock})", median(times) * 1e3);
     Ok(valid)
 }
 

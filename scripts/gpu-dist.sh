@@ -21,11 +21,12 @@ for line in sys.stdin:
 # The example twice: with host verification, and as a production build without it.
 cargo build --release --features verify_host --example causal_conv1d
 cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d_verify_host
-cargo build --release --example causal_conv1d
-cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d
+cargo build --release --example causal_conv1d --example bench
+cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" "$CARGO_TARGET_DIR/release/examples/bench" dist/examples/
 
 strip dist/tests/* dist/examples/*
 cp scripts/gpu-run.sh dist/run.sh
+cp bench/compare_torch.py dist/
 scripts/check-machine-code.sh cuda dist/examples/causal_conv1d "${HIPCONV_CUDA_ARCHS:-80;90}"
 du -sh dist
 ls -l dist/tests dist/examples

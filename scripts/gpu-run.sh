@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the accelerator machine (copied to dist/run.sh by scripts/gpu-dist.sh): every
-# test binary with the GPU required, a memory check of the kernels, then the example.
+# test binary with the GPU required, a memory check of the kernels, the examples, then
+# the benchmark and its PyTorch baselines (skip those two with HIPCONV_SKIP_BENCH=1).
 # The full log goes to $OUT/suite.log (the device tool's folder) or /tmp/hipconv-gpu-run;
 # stdout carries each step's tail and the verdict.
 set -uo pipefail
@@ -18,7 +19,10 @@ step() {  # step NAME COMMAND...: runs, appends to the log, prints its tail, rec
     "$@" >"$part" 2>&1
     local rc=$?
     cat "$part" >>"$log"
-    grep -E "^test result|skipped|panicked|FAILED|SUMMARY|mismatches|valid|time per|backend:" "$part" | tail -n 12
+    case $name in
+    bench*) cat "$part" ;;
+    *) grep -E "^test result|skipped|panicked|FAILED|SUMMARY|mismatches|valid|time per|backend:" "$part" | tail -n 12 ;;
+    esac
     rm -f "$part"
     echo "=== $name: exit $rc" | tee -a "$log"
     [ $rc -eq 0 ] || status=1
@@ -38,5 +42,10 @@ fi
 step example-verify-host examples/causal_conv1d_verify_host
 step example examples/causal_conv1d
 step example-large examples/causal_conv1d --batch 4 --dim 300 --seqlen 5000 --width 8
+step example-direct examples/causal_conv1d --algorithm direct
+if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
+    step bench examples/bench --json "$out/bench.json"
+    [ -f "$out/bench.json" ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"
+fi
 echo "=== overall: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

@@ -147,6 +147,39 @@ impl<T: Element> Buffer<T> {
         Ok(())
     }
 
+    /// Enqueues a copy of `src` (same device, same length) into this buffer on `stream`;
+    /// does not wait.
+    pub fn copy_from_buffer(&mut self, stream: &Stream, src: &Buffer<T>) -> Result<()> {
+        self.check_transfer(stream, src.len(), "src")?;
+        if src.device != self.device {
+            return Err(Error::WrongDevice {
+                arg: "src",
+                expected: self.device.to_string(),
+                found: src.device.to_string(),
+            });
+        }
+        match (&mut self.storage, &src.storage) {
+            (Storage::Host(dst), Storage::Host(src)) => dst.copy_from_slice(src),
+            #[cfg(hipconv_gpu)]
+            (Storage::Gpu { ptr: dst, .. }, Storage::Gpu { ptr: src, .. }) => {
+                stream.device().activate()?;
+                // SAFETY: both buffers hold `len` elements on this device and outlive the
+                // copy (the caller keeps them alive while the stream runs, as for launches).
+                unsafe {
+                    crate::gpu::memcpy_async(
+                        crate::gpu::CopyKind::DeviceToDevice,
+                        *dst,
+                        *src,
+                        byte_len::<T>(self.len)?,
+                        stream.as_raw(),
+                    )?
+                }
+            }
+            _ => unreachable!("buffers of one device share a storage kind"),
+        }
+        Ok(())
+    }
+
     /// The buffer's contents as a new vector (waits for the stream).
     pub fn to_vec(&self, stream: &Stream) -> Result<Vec<T>> {
         let mut out = vec![T::from_f32(0.0); self.len];

@@ -56,6 +56,8 @@ pub struct DeviceProperties {
     pub compute_units: u32,
     /// Threads per wave (64 on AMD CDNA) or warp (32 on NVIDIA); 1 on the host.
     pub wave_size: u32,
+    /// Last-level GPU cache; 0 on the host.
+    pub l2_cache_bytes: u64,
 }
 
 /// A device to run on. Cheap to clone.
@@ -82,6 +84,7 @@ impl Device {
             total_memory_bytes: 0,
             compute_units: threads,
             wave_size: 1,
+            l2_cache_bytes: 0,
         };
         Device { id: DeviceId::Host, properties: Arc::new(properties) }
     }
@@ -105,6 +108,7 @@ impl Device {
                 total_memory_bytes: info.total_memory_bytes.max(0) as u64,
                 compute_units: info.multiprocessors.max(0) as u32,
                 wave_size: info.warp_size.max(0) as u32,
+                l2_cache_bytes: info.l2_cache_bytes.max(0) as u64,
             };
             Ok(Device { id: DeviceId::Gpu(ordinal), properties: Arc::new(properties) })
         }

@@ -37,6 +37,10 @@ pub enum Error {
     #[error("dtype {dtype} is not supported by {op}: supported {supported}")]
     UnsupportedDtype { dtype: DType, op: &'static str, supported: &'static str },
 
+    /// The operation does not implement what was asked for (say, bias in `Im2colGemm`).
+    #[error("{what} is not supported by {op}{hint}")]
+    Unsupported { op: &'static str, what: String, hint: &'static str },
+
     /// Host verification (feature `verify_host`) found a mismatch; the report says where.
     #[cfg(feature = "verify_host")]
     #[error("host verification failed:\n{0}")]

@@ -37,15 +37,17 @@ mod element;
 mod error;
 #[cfg(hipconv_gpu)]
 mod gpu;
+mod graph;
 mod stream;
 #[cfg(feature = "verify_host")]
 pub mod verify;
 
 pub use buffer::Buffer;
-pub use conv1d::{CausalConv1d, ConvShape, GemmShape, GemmTileConfig};
+pub use conv1d::{Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, GemmShape, GemmTileConfig, Layout};
 pub use device::{Backend, Device, DeviceId, DeviceProperties};
 pub use element::{DType, Element};
 pub use error::{Error, Result};
+pub use graph::Graph;
 pub use stream::{Event, Stream};
 
 /// Re-exported so callers name the same f16 / bf16 types as the crate.

@@ -5,7 +5,7 @@ mod common;
 use common::{devices, gpu_device, Rng};
 use hipconv::conv1d::stages;
 use hipconv::half::{bf16, f16};
-use hipconv::{Buffer, CausalConv1d, ConvShape, Device, Error};
+use hipconv::{Activation, Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, Device, Error, Layout};
 
 // Exactly representable in f16.
 const SENTINEL: f32 = -7.25;
@@ -69,7 +69,7 @@ fn wrong_buffer_lengths_leave_the_output_untouched() {
         let mut y = sentinel_buffer(&device, shape.x_len());
         let err = conv.forward(&stream, &short_x, &w, &mut y).unwrap_err();
         assert!(matches!(err, Error::BufferLength { arg: "x", expected: 70, found: 69, .. }), "{err:?}");
-        assert!(err.to_string().contains("[batch 2, dim 5, seqlen 7]"), "{err}");
+        assert!(err.to_string().contains("channel-first [batch 2, dim 5, seqlen 7]"), "{err}");
         let err = conv.forward(&stream, &x, &long_w, &mut y).unwrap_err();
         assert!(matches!(err, Error::BufferLength { arg: "w", expected: 15, found: 16, .. }), "{err:?}");
         assert_untouched(&y, &device);
@@ -117,8 +117,53 @@ fn buffers_and_streams_of_another_device_are_rejected() {
 }
 
 #[test]
-fn gpu_rejects_dtypes_it_was_not_compiled_for() {
-    let Some(gpu) = gpu_device("gpu_rejects_dtypes_it_was_not_compiled_for") else { return };
-    let err = CausalConv1d::<bf16>::new(&gpu, ConvShape::new(1, 4, 8, 2)).unwrap_err();
+fn gpu_im2col_pipeline_rejects_dtypes_it_was_not_compiled_for() {
+    let Some(gpu) = gpu_device("gpu_im2col_pipeline_rejects_dtypes_it_was_not_compiled_for") else { return };
+    let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+    let err = CausalConv1d::<bf16>::with_options(&gpu, ConvShape::new(1, 4, 8, 2), options).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDtype { dtype: hipconv::DType::BF16, .. }), "{err:?}");
+    CausalConv1d::<bf16>::new(&gpu, ConvShape::new(1, 4, 8, 2)).expect("Auto runs bf16");
+}
+
+#[test]
+fn im2col_pipeline_names_what_it_does_not_support() {
+    let shape = ConvShape::new(1, 6, 9, 3);
+    let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+    for device in devices("im2col_pipeline_names_what_it_does_not_support") {
+        for (options, what) in
+            [(im2col.layout(Layout::ChannelLast), "layout channel_last"), (im2col.activation(Activation::Silu), "Silu")]
+        {
+            match CausalConv1d::<f16>::with_options(&device, shape, options) {
+                Err(err @ Error::Unsupported { op: "Im2colGemm", .. }) => {
+                    assert!(err.to_string().contains(what), "{err}");
+                    assert!(err.to_string().contains("Algorithm::Direct"), "{err}");
+                }
+                other => panic!("{options:?}: expected Unsupported, got {other:?}"),
+            }
+        }
+        let stream = device.stream().unwrap();
+        let mut conv = CausalConv1d::<f16>::with_options(&device, shape, im2col).unwrap();
+        let x = device.alloc::<f16>(shape.x_len()).unwrap();
+        let w = device.alloc::<f16>(shape.w_len()).unwrap();
+        let bias = device.alloc::<f16>(shape.dim).unwrap();
+        let mut y = sentinel_buffer(&device, shape.x_len());
+        let err = conv.forward_with_bias(&stream, &x, &w, &bias, &mut y).unwrap_err();
+        assert!(matches!(&err, Error::Unsupported { op: "Im2colGemm", what, .. } if what == "bias"), "{err:?}");
+        assert_untouched(&y, &device);
+    }
+}
+
+#[test]
+fn wrong_bias_length_is_rejected() {
+    let shape = ConvShape::new(1, 6, 9, 3);
+    for device in devices("wrong_bias_length_is_rejected") {
+        let stream = device.stream().unwrap();
+        let mut conv = CausalConv1d::<f32>::new(&device, shape).unwrap();
+        let x = device.alloc::<f32>(shape.x_len()).unwrap();
+        let w = device.alloc::<f32>(shape.w_len()).unwrap();
+        let bias = device.alloc::<f32>(shape.dim + 1).unwrap();
+        let mut y = device.alloc::<f32>(shape.x_len()).unwrap();
+        let err = conv.forward_with_bias(&stream, &x, &w, &bias, &mut y).unwrap_err();
+        assert!(matches!(err, Error::BufferLength { arg: "bias", expected: 6, found: 7, .. }), "{err:?}");
+    }
 }

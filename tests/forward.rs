@@ -1,35 +1,68 @@
 //! The whole forward against the f64 reference, on every backend compiled and present:
-//! the seed's shape, a random sweep over shapes with tile edges, and the other dtypes.
+//! every algorithm, layout, dtype, bias and activation, random shapes with tile edges,
+//! widths 1 to 64, and a forward captured in a graph.
 
 mod common;
 
-use common::{devices, fresh_seed, nan, reference_conv, rel_norm_error, supports, tolerance, Rng};
+use common::{devices, fresh_seed, gpu_device, index, nan, reference_conv, rel_norm_error, tolerance, Rng};
 use hipconv::half::{bf16, f16};
-use hipconv::{CausalConv1d, ConvShape, Device, Element};
+use hipconv::{Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, Layout};
 
-/// Runs one forward on fresh random inputs with a NaN-poisoned output and returns the
-/// relative error against the reference (infinite if any element was left unwritten).
-fn forward_error<T: Element>(device: &Device, shape: ConvShape, rng: &mut Rng) -> f64 {
+/// One forward configuration.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    shape: ConvShape,
+    options: ConvOptions,
+    bias: bool,
+}
+
+impl Case {
+    fn new(shape: ConvShape, algorithm: Algorithm, layout: Layout, epilogue: bool) -> Case {
+        let activation = if epilogue { Activation::Silu } else { Activation::Identity };
+        let options = ConvOptions { algorithm, layout, activation };
+        Case { shape, options, bias: epilogue }
+    }
+}
+
+/// Runs `case` on fresh random inputs with a NaN-poisoned output and returns the relative
+/// error against the reference (infinite if any element was left unwritten).
+fn forward_error<T: Element>(device: &Device, case: Case, rng: &mut Rng) -> f64 {
+    let s = case.shape;
     let stream = device.stream().unwrap();
-    let x_host: Vec<T> = rng.vec(shape.x_len());
-    let w_host: Vec<T> = rng.vec(shape.w_len());
+    let (x_host, w_host, b_host): (Vec<T>, Vec<T>, Vec<T>) = (rng.vec(s.x_len()), rng.vec(s.w_len()), rng.vec(s.dim));
     let x = device.upload(&stream, &x_host).unwrap();
     let w = device.upload(&stream, &w_host).unwrap();
-    let mut y = device.upload(&stream, &vec![nan::<T>(); shape.x_len()]).unwrap();
-    let mut conv = CausalConv1d::<T>::new(device, shape).unwrap();
-    conv.forward(&stream, &x, &w, &mut y).unwrap();
-    let y_host = y.to_vec(&stream).unwrap();
-    rel_norm_error(&y_host, &reference_conv(&shape, &x_host, &w_host))
+    let bias = device.upload(&stream, &b_host).unwrap();
+    let mut y = device.upload(&stream, &vec![nan::<T>(); s.x_len()]).unwrap();
+    let mut conv = CausalConv1d::<T>::with_options(device, s, case.options).unwrap();
+    match case.bias {
+        true => conv.forward_with_bias(&stream, &x, &w, &bias, &mut y).unwrap(),
+        false => conv.forward(&stream, &x, &w, &mut y).unwrap(),
+    }
+    let silu = case.options.activation == Activation::Silu;
+    let reference = reference_conv(&s, case.options.layout, &x_host, &w_host, case.bias.then_some(&b_host[..]), silu);
+    rel_norm_error(&y.to_vec(&stream).unwrap(), &reference)
 }
 
-fn assert_accurate<T: Element>(device: &Device, shape: ConvShape, rng: &mut Rng) {
-    let err = forward_error::<T>(device, shape, rng);
+fn assert_accurate<T: Element>(device: &Device, case: Case, rng: &mut Rng) {
+    let err = forward_error::<T>(device, case, rng);
     let tol = tolerance(T::DTYPE);
-    assert!(err <= tol, "{} {:?} on {}: rel error {err:.3e} > {tol:.0e}", T::DTYPE, shape, device.id());
+    assert!(err <= tol, "{} {case:?} on {}: rel error {err:.3e} > {tol:.0e}", T::DTYPE, device.id());
 }
 
-/// Shapes at the kernels' tile edges (im2col tiles 32 t x 32 c x 8 taps, GEMM 64 x 64 x 32,
-/// 16-byte vector path when width*dim % 8 == 0), plus the degenerate ones.
+/// Every Direct configuration of a shape: both layouts, with and without bias + SiLU.
+fn direct_cases(shape: ConvShape) -> impl Iterator<Item = Case> {
+    [Layout::ChannelFirst, Layout::ChannelLast]
+        .into_iter()
+        .flat_map(move |layout| [false, true].map(|epilogue| Case::new(shape, Algorithm::Direct, layout, epilogue)))
+}
+
+fn im2col_case(shape: ConvShape) -> Case {
+    Case::new(shape, Algorithm::Im2colGemm, Layout::ChannelFirst, false)
+}
+
+/// Shapes at the kernels' tile edges (direct: 64 t x 64 c, runs of 16; im2col: 32 t x 32 c x
+/// 8 taps; GEMM 64 x 64 x 32, vector path when width*dim % 8 == 0), plus degenerate ones.
 fn edge_shapes() -> Vec<ConvShape> {
     [
         (1, 1, 1, 1),
@@ -53,19 +86,37 @@ fn edge_shapes() -> Vec<ConvShape> {
 }
 
 #[test]
-fn seed_shape_matches_reference() {
-    let mut rng = Rng::new(fresh_seed("seed_shape_matches_reference"));
-    for device in devices("seed_shape_matches_reference") {
-        assert_accurate::<f16>(&device, ConvShape::new(1, 64, 2048, 4), &mut rng);
+fn seed_shape_matches_reference_with_every_algorithm() {
+    let mut rng = Rng::new(fresh_seed("seed_shape_matches_reference_with_every_algorithm"));
+    let seed = ConvShape::new(1, 64, 2048, 4);
+    for device in devices("seed_shape_matches_reference_with_every_algorithm") {
+        assert_accurate::<f16>(&device, im2col_case(seed), &mut rng);
+        for case in direct_cases(seed) {
+            assert_accurate::<f16>(&device, case, &mut rng);
+        }
     }
 }
 
 #[test]
-fn edge_shapes_match_reference() {
-    let mut rng = Rng::new(fresh_seed("edge_shapes_match_reference"));
-    for device in devices("edge_shapes_match_reference") {
+fn edge_shapes_match_reference_f16() {
+    let mut rng = Rng::new(fresh_seed("edge_shapes_match_reference_f16"));
+    for device in devices("edge_shapes_match_reference_f16") {
         for shape in edge_shapes() {
-            assert_accurate::<f16>(&device, shape, &mut rng);
+            assert_accurate::<f16>(&device, im2col_case(shape), &mut rng);
+            for case in direct_cases(shape) {
+                assert_accurate::<f16>(&device, case, &mut rng);
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_shapes_match_reference_bf16_f32() {
+    let mut rng = Rng::new(fresh_seed("edge_shapes_match_reference_bf16_f32"));
+    for device in devices("edge_shapes_match_reference_bf16_f32") {
+        for case in edge_shapes().into_iter().flat_map(direct_cases) {
+            assert_accurate::<bf16>(&device, case, &mut rng);
+            assert_accurate::<f32>(&device, case, &mut rng);
         }
     }
 }
@@ -74,23 +125,36 @@ fn edge_shapes_match_reference() {
 fn random_shapes_match_reference() {
     let mut rng = Rng::new(fresh_seed("random_shapes_match_reference"));
     for device in devices("random_shapes_match_reference") {
-        for _ in 0..24 {
+        for i in 0..24 {
             let shape = ConvShape::new(rng.range(1, 4), rng.range(1, 300), rng.range(1, 5000), rng.range(1, 8));
-            assert_accurate::<f16>(&device, shape, &mut rng);
+            let layout = if rng.range(0, 1) == 0 { Layout::ChannelFirst } else { Layout::ChannelLast };
+            let epilogue = rng.range(0, 1) == 1;
+            assert_accurate::<f16>(&device, Case::new(shape, Algorithm::Direct, layout, epilogue), &mut rng);
+            match i % 3 {
+                0 => assert_accurate::<bf16>(&device, Case::new(shape, Algorithm::Auto, layout, epilogue), &mut rng),
+                1 => assert_accurate::<f32>(&device, Case::new(shape, Algorithm::Auto, layout, epilogue), &mut rng),
+                // The host runs Im2colGemm as a naive dense GEMM: GPU only at these sizes.
+                _ if device.is_gpu() => assert_accurate::<f16>(&device, im2col_case(shape), &mut rng),
+                _ => {}
+            }
         }
     }
 }
 
 #[test]
-fn other_dtypes_match_reference_where_supported() {
-    let mut rng = Rng::new(fresh_seed("other_dtypes_match_reference_where_supported"));
-    for device in devices("other_dtypes_match_reference_where_supported") {
-        for shape in edge_shapes() {
-            if supports(&device, hipconv::DType::BF16) {
-                assert_accurate::<bf16>(&device, shape, &mut rng);
+fn every_width_from_1_to_64_matches_reference() {
+    let mut rng = Rng::new(fresh_seed("every_width_from_1_to_64_matches_reference"));
+    for device in devices("every_width_from_1_to_64_matches_reference") {
+        for width in 1..=64 {
+            let shape = ConvShape::new(2, 37, 150, width);
+            for case in direct_cases(shape) {
+                assert_accurate::<f16>(&device, case, &mut rng);
             }
-            if supports(&device, hipconv::DType::F32) {
-                assert_accurate::<f32>(&device, shape, &mut rng);
+        }
+        // Widths past one 32-tap chunk and past the sequence, in f32 (tight tolerance).
+        for width in [65, 100, 257] {
+            for case in direct_cases(ConvShape::new(1, 70, 200, width)) {
+                assert_accurate::<f32>(&device, case, &mut rng);
             }
         }
     }
@@ -106,12 +170,15 @@ fn hand_computed_values_with_width_beyond_seqlen() {
     // channel 1 taps (.., 2, -2): y0 = -2*-1, y1 = 2*-1 - 2*.5, y2 = 1*-1 + 2*.5 - 2*.25
     let expected = [4.0, 7.0, 12.0, 2.0, -3.0, -0.5];
     for device in devices("hand_computed_values_with_width_beyond_seqlen") {
-        let stream = device.stream().unwrap();
-        let (xb, wb) = (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap());
-        let mut y = device.upload(&stream, &[nan::<f16>(); 6]).unwrap();
-        CausalConv1d::new(&device, shape).unwrap().forward(&stream, &xb, &wb, &mut y).unwrap();
-        let got: Vec<f32> = y.to_vec(&stream).unwrap().iter().map(|v| v.to_f32()).collect();
-        assert_eq!(got, expected, "on {}", device.id());
+        for algorithm in [Algorithm::Im2colGemm, Algorithm::Direct] {
+            let stream = device.stream().unwrap();
+            let (xb, wb) = (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap());
+            let mut y = device.upload(&stream, &[nan::<f16>(); 6]).unwrap();
+            let options = ConvOptions::default().algorithm(algorithm);
+            CausalConv1d::with_options(&device, shape, options).unwrap().forward(&stream, &xb, &wb, &mut y).unwrap();
+            let got: Vec<f32> = y.to_vec(&stream).unwrap().iter().map(|v| v.to_f32()).collect();
+            assert_eq!(got, expected, "{algorithm} on {}", device.id());
+        }
     }
 }
 
@@ -121,17 +188,82 @@ fn repeated_forwards_reuse_the_workspace() {
     for device in devices("repeated_forwards_reuse_the_workspace") {
         let shape = ConvShape::new(2, 70, 300, 4);
         let stream = device.stream().unwrap();
-        let mut conv = CausalConv1d::<f16>::new(&device, shape).unwrap();
+        let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+        let mut conv = CausalConv1d::<f16>::with_options(&device, shape, options).unwrap();
         for _ in 0..3 {
             let (x_host, w_host): (Vec<f16>, Vec<f16>) = (rng.vec(shape.x_len()), rng.vec(shape.w_len()));
             let x = device.upload(&stream, &x_host).unwrap();
             let w = device.upload(&stream, &w_host).unwrap();
             let mut y = device.upload(&stream, &vec![nan::<f16>(); shape.x_len()]).unwrap();
             conv.forward(&stream, &x, &w, &mut y).unwrap();
-            let err = rel_norm_error(&y.to_vec(&stream).unwrap(), &reference_conv(&shape, &x_host, &w_host));
+            let reference = reference_conv(&shape, Layout::ChannelFirst, &x_host, &w_host, None, false);
+            let err = rel_norm_error(&y.to_vec(&stream).unwrap(), &reference);
             assert!(err <= 1e-3, "rel error {err:.3e} on {}", device.id());
         }
     }
+}
+
+#[test]
+fn channel_last_is_the_same_function_as_channel_first() {
+    let mut rng = Rng::new(fresh_seed("channel_last_is_the_same_function_as_channel_first"));
+    let s = ConvShape::new(2, 45, 77, 4);
+    let (x_cf, w): (Vec<f32>, Vec<f32>) = (rng.vec(s.x_len()), rng.vec(s.w_len()));
+    let mut x_cl = vec![0f32; s.x_len()];
+    for (b, c, t) in (0..s.batch).flat_map(|b| (0..s.dim).flat_map(move |c| (0..s.seqlen).map(move |t| (b, c, t)))) {
+        x_cl[index(&s, Layout::ChannelLast, b, c, t)] = x_cf[index(&s, Layout::ChannelFirst, b, c, t)];
+    }
+    for device in devices("channel_last_is_the_same_function_as_channel_first") {
+        let stream = device.stream().unwrap();
+        let run = |layout: Layout, x: &[f32]| {
+            let x = device.upload(&stream, x).unwrap();
+            let w = device.upload(&stream, &w).unwrap();
+            let mut y = device.upload(&stream, &vec![f32::NAN; s.x_len()]).unwrap();
+            let options = ConvOptions::default().layout(layout);
+            CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
+            y.to_vec(&stream).unwrap()
+        };
+        let (y_cf, y_cl) = (run(Layout::ChannelFirst, &x_cf), run(Layout::ChannelLast, &x_cl));
+        for (b, c, t) in (0..s.batch).flat_map(|b| (0..s.dim).flat_map(move |c| (0..s.seqlen).map(move |t| (b, c, t))))
+        {
+            let (cf, cl) =
+                (y_cf[index(&s, Layout::ChannelFirst, b, c, t)], y_cl[index(&s, Layout::ChannelLast, b, c, t)]);
+            assert_eq!(cf.to_bits(), cl.to_bits(), "y[{b},{c},{t}] on {}", device.id());
+        }
+    }
+}
+
+#[test]
+fn forward_captured_in_a_graph_replays_with_new_inputs() {
+    let Some(device) = gpu_device("forward_captured_in_a_graph_replays_with_new_inputs") else { return };
+    let mut rng = Rng::new(fresh_seed("forward_captured_in_a_graph_replays_with_new_inputs"));
+    let s = ConvShape::new(3, 130, 1000, 4);
+    let options = ConvOptions { algorithm: Algorithm::Auto, layout: Layout::ChannelLast, activation: Activation::Silu };
+    let stream = device.stream().unwrap();
+    let mut conv = CausalConv1d::<bf16>::with_options(&device, s, options).unwrap();
+    let mut x = device.alloc::<bf16>(s.x_len()).unwrap();
+    let mut w = device.alloc::<bf16>(s.w_len()).unwrap();
+    let mut bias = device.alloc::<bf16>(s.dim).unwrap();
+    let mut y = device.alloc::<bf16>(s.x_len()).unwrap();
+    let graph = stream.capture(|stream| conv.forward_with_bias(stream, &x, &w, &bias, &mut y)).unwrap();
+    for _ in 0..3 {
+        let (x_host, w_host, b_host): (Vec<bf16>, Vec<bf16>, Vec<bf16>) =
+            (rng.vec(s.x_len()), rng.vec(s.w_len()), rng.vec(s.dim));
+        x.copy_from_host(&stream, &x_host).unwrap();
+        w.copy_from_host(&stream, &w_host).unwrap();
+        bias.copy_from_host(&stream, &b_host).unwrap();
+        y.copy_from_host(&stream, &vec![nan::<bf16>(); s.x_len()]).unwrap();
+        graph.launch(&stream).unwrap();
+        let reference = reference_conv(&s, Layout::ChannelLast, &x_host, &w_host, Some(&b_host), true);
+        let err = rel_norm_error(&y.to_vec(&stream).unwrap(), &reference);
+        assert!(err <= tolerance(hipconv::DType::BF16), "graph replay rel error {err:.3e}");
+    }
+}
+
+#[test]
+fn host_streams_cannot_be_captured() {
+    let stream = Device::host().stream().unwrap();
+    let err = stream.capture(|_| Ok(())).unwrap_err();
+    assert!(matches!(err, hipconv::Error::Unsupported { op: "graph capture", .. }), "{err:?}");
 }
 
 #[cfg(feature = "verify_host")]
@@ -148,7 +280,8 @@ mod verify_host {
                 let x = device.upload(&stream, &rng.vec::<f16>(shape.x_len())).unwrap();
                 let w = device.upload(&stream, &rng.vec::<f16>(shape.w_len())).unwrap();
                 let mut y = device.upload(&stream, &vec![nan::<f16>(); shape.x_len()]).unwrap();
-                let mut conv = CausalConv1d::new(&device, shape).unwrap();
+                let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+                let mut conv = CausalConv1d::with_options(&device, shape, options).unwrap();
                 let report = conv.forward_verified(&stream, &x, &w, &mut y).unwrap();
                 assert!(report.passed(), "{report}");
                 assert!(report.output.rel_norm_error <= 1e-3, "{report}");
@@ -158,7 +291,7 @@ mod verify_host {
                         assert_eq!(p.input, MismatchCount { mismatches: 0, total: shape.a_len() });
                         assert_eq!(p.weight, MismatchCount { mismatches: 0, total: shape.b_len() });
                     }
-                    None => assert!(!device.is_gpu(), "a GPU forward must check its preprocessing"),
+                    None => assert!(!device.is_gpu(), "a GPU Im2colGemm forward must check its preprocessing"),
                 }
             }
         }

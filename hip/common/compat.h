@@ -33,6 +33,8 @@ typedef cudaError_t hipError_t;
 typedef cudaStream_t hipStream_t;
 typedef cudaEvent_t hipEvent_t;
 typedef cudaDeviceProp hipDeviceProp_t;
+typedef cudaGraph_t hipGraph_t;
+typedef cudaGraphExec_t hipGraphExec_t;
 
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
@@ -58,6 +60,13 @@ typedef cudaDeviceProp hipDeviceProp_t;
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventElapsedTime cudaEventElapsedTime
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define hipGraphDestroy cudaGraphDestroy
+#define hipGraphLaunch cudaGraphLaunch
+#define hipGraphExecDestroy cudaGraphExecDestroy
 
 #define hipLaunchKernelGGL(kernel, grid, block, shared_bytes, stream, ...) \
     kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__)

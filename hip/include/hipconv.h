@@ -38,6 +38,7 @@ typedef struct hipconv_device_info {
     int32_t warp_size;
     int32_t major;
     int32_t minor;
+    int64_t l2_cache_bytes;
 } hipconv_device_info;
 
 /* "rocm" or "cuda": the backend this library was compiled for. */
@@ -68,6 +69,47 @@ hipconv_status_t hipconv_event_destroy(hipconv_event_t event);
 hipconv_status_t hipconv_event_record(hipconv_event_t event, hipconv_stream_t stream);
 hipconv_status_t hipconv_event_synchronize(hipconv_event_t event);
 hipconv_status_t hipconv_event_elapsed_ms(float *ms, hipconv_event_t start, hipconv_event_t end);
+
+/* Stream capture into an executable graph (hipGraphExec_t / cudaGraphExec_t). */
+typedef void *hipconv_graph_exec_t;
+hipconv_status_t hipconv_stream_begin_capture(hipconv_stream_t stream);
+/* Ends the capture and instantiates it; the captured graph itself is released. */
+hipconv_status_t hipconv_stream_end_capture(hipconv_stream_t stream, hipconv_graph_exec_t *exec);
+hipconv_status_t hipconv_graph_launch(hipconv_graph_exec_t exec, hipconv_stream_t stream);
+hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec);
+
+/* --------------------------------------- conv1d: direct (streaming) forward */
+
+/*
+ * y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
+ *   x, y: element strides per axis, so channel-first [batch, dim, seqlen] and
+ *         channel-last [batch, seqlen, dim] are both views without a copy
+ *   w [dim, width] contiguous; bias [dim] or NULL; silu: 0 or 1. fp32 accumulation.
+ */
+typedef struct hipconv_conv1d_direct_params {
+    const void *x;
+    const void *w;
+    const void *bias;
+    void *y;
+    int32_t batch;
+    int32_t dim;
+    int32_t seqlen;
+    int32_t width;
+    int64_t x_batch_stride;
+    int64_t x_dim_stride;
+    int64_t x_seq_stride;
+    int64_t y_batch_stride;
+    int64_t y_dim_stride;
+    int64_t y_seq_stride;
+    int32_t silu;
+} hipconv_conv1d_direct_params;
+
+hipconv_status_t hipconv_conv1d_direct_f16(const hipconv_conv1d_direct_params *params,
+                                           hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_direct_bf16(const hipconv_conv1d_direct_params *params,
+                                            hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_direct_f32(const hipconv_conv1d_direct_params *params,
+                                           hipconv_stream_t stream);
 
 /* ------------------------------------------------- conv1d: input im2col */
 

@@ -54,6 +54,7 @@ hipconv_status_t hipconv_device_info_get(int32_t ordinal, hipconv_device_info *i
     info->warp_size = prop.warpSize;
     info->major = prop.major;
     info->minor = prop.minor;
+    info->l2_cache_bytes = prop.l2CacheSize;
     return HIPCONV_STATUS(hipSuccess);
 }
 
@@ -113,6 +114,31 @@ hipconv_status_t hipconv_event_synchronize(hipconv_event_t event) {
 
 hipconv_status_t hipconv_event_elapsed_ms(float *ms, hipconv_event_t start, hipconv_event_t end) {
     return HIPCONV_STATUS(hipEventElapsedTime(ms, (hipEvent_t)start, (hipEvent_t)end));
+}
+
+hipconv_status_t hipconv_stream_begin_capture(hipconv_stream_t stream) {
+    return HIPCONV_STATUS(hipStreamBeginCapture((hipStream_t)stream, hipStreamCaptureModeThreadLocal));
+}
+
+hipconv_status_t hipconv_stream_end_capture(hipconv_stream_t stream, hipconv_graph_exec_t *exec) {
+    hipGraph_t graph = nullptr;
+    *exec = nullptr;
+    hipError_t err = hipStreamEndCapture((hipStream_t)stream, &graph);
+    if (err != hipSuccess) return HIPCONV_STATUS(err);
+    hipGraphExec_t instance = nullptr;
+    err = hipGraphInstantiateWithFlags(&instance, graph, 0);
+    const hipError_t destroyed = hipGraphDestroy(graph);
+    if (err != hipSuccess) return HIPCONV_STATUS(err);
+    *exec = (hipconv_graph_exec_t)instance;
+    return HIPCONV_STATUS(destroyed);
+}
+
+hipconv_status_t hipconv_graph_launch(hipconv_graph_exec_t exec, hipconv_stream_t stream) {
+    return HIPCONV_STATUS(hipGraphLaunch((hipGraphExec_t)exec, (hipStream_t)stream));
+}
+
+hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec) {
+    return HIPCONV_STATUS(hipGraphExecDestroy((hipGraphExec_t)exec));
 }
 
 }  // extern "C"

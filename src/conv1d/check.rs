@@ -1,7 +1,7 @@
 //! Every argument check of the conv1d operations, in one place. All of them run before
 //! any launch, so a failing call leaves the caller's buffers untouched.
 
-use super::ConvShape;
+use super::{Activation, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::{Device, DeviceId};
 use crate::element::{DType, Element};
@@ -50,7 +50,7 @@ pub(crate) fn im2col_workspace(s: &ConvShape) -> Result<()> {
     product_within("dim*width*dim (elements of the dense weight B)", &[s.dim, s.width, s.dim], ELEMENT_COUNT_LIMIT)
 }
 
-/// The GPU pipeline is compiled for f16 only (bf16 and f32 are host-only for now).
+/// The GPU im2col pipeline is compiled for f16 only.
 pub(crate) fn gpu_dtype<T: Element>(device: &Device, op: &'static str) -> Result<()> {
     if device.is_gpu() && T::DTYPE != DType::F16 {
         return Err(Error::UnsupportedDtype { dtype: T::DTYPE, op, supported: "f16" });
@@ -84,16 +84,58 @@ pub(crate) fn buffer<T: Element>(
     Ok(())
 }
 
-/// x, w and y of a forward call.
+/// x, w, bias and y of a forward call.
 pub(crate) fn forward_buffers<T: Element>(
     s: &ConvShape,
+    layout: Layout,
     device: DeviceId,
     x: &Buffer<T>,
     w: &Buffer<T>,
+    bias: Option<&Buffer<T>>,
     y: &Buffer<T>,
 ) -> Result<()> {
-    let layout = || format!("[batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen);
-    buffer("x", x, device, s.x_len(), layout)?;
+    let describe = || match layout {
+        Layout::ChannelFirst => format!("channel-first [batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen),
+        Layout::ChannelLast => format!("channel-last [batch {}, seqlen {}, dim {}]", s.batch, s.seqlen, s.dim),
+    };
+    buffer("x", x, device, s.x_len(), describe)?;
     buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))?;
-    buffer("y", y, device, s.x_len(), layout)
+    if let Some(bias) = bias {
+        buffer("bias", bias, device, s.dim, || format!("[dim {}]", s.dim))?;
+    }
+    buffer("y", y, device, s.x_len(), describe)
+}
+
+/// `Auto` resolved, and the chosen algorithm able to run these options on this device.
+pub(crate) fn resolve_algorithm<T: Element>(device: &Device, options: &ConvOptions) -> Result<Algorithm> {
+    match options.algorithm {
+        // Direct reads each input once and writes each output once; Im2colGemm moves a
+        // width-times larger matrix and multiplies a dim-times wasteful weight, so it never
+        // wins on a memory-bound problem (docs/PERFORMANCE.md has the measurements).
+        Algorithm::Auto | Algorithm::Direct => Ok(Algorithm::Direct),
+        Algorithm::Im2colGemm => {
+            const HINT: &str = "; use Algorithm::Direct (or Auto), which supports it";
+            let unsupported = |what: String| Err(Error::Unsupported { op: "Im2colGemm", what, hint: HINT });
+            if options.layout != Layout::ChannelFirst {
+                return unsupported(format!("layout {}", options.layout));
+            }
+            if options.activation != Activation::Identity {
+                return unsupported(format!("activation {:?}", options.activation));
+            }
+            gpu_dtype::<T>(device, "Im2colGemm on a GPU")?;
+            Ok(Algorithm::Im2colGemm)
+        }
+    }
+}
+
+/// The explicit pipeline's GEMM epilogue has no bias.
+pub(crate) fn im2col_bias<T: Element>(bias: Option<&Buffer<T>>) -> Result<()> {
+    match bias {
+        Some(_) => Err(Error::Unsupported {
+            op: "Im2colGemm",
+            what: String::from("bias"),
+            hint: "; use Algorithm::Direct (or Auto), which supports it",
+        }),
+        None => Ok(()),
+    }
 }

@@ -2,7 +2,7 @@
 //! Callers have validated shapes, devices and lengths (check.rs); these functions only
 //! fill the params structs, pick the dtype's entry point and map the status.
 
-use super::ConvShape;
+use super::{Activation, ConvOptions, ConvShape};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::gpu::{check, sys};
@@ -75,4 +75,43 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
         seqlen: s.seqlen as i32,
     };
     check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
+}
+
+/// # Safety
+/// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
+/// `s.w_len()` and `bias` (if not null) `s.dim`, all on the stream's device and live until
+/// the launch completes; `s` must have passed `check::shape`.
+pub(crate) unsafe fn conv1d_direct<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: *const c_void,
+    w: *const c_void,
+    bias: *const c_void,
+    y: *mut c_void,
+) -> Result<()> {
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
+    let params = sys::hipconv_conv1d_direct_params {
+        x,
+        w,
+        bias,
+        y,
+        batch: s.batch as i32,
+        dim: s.dim as i32,
+        seqlen: s.seqlen as i32,
+        width: s.width as i32,
+        x_batch_stride: batch_stride,
+        x_dim_stride: dim_stride,
+        x_seq_stride: seq_stride,
+        y_batch_stride: batch_stride,
+        y_dim_stride: dim_stride,
+        y_seq_stride: seq_stride,
+        silu: i32::from(options.activation == Activation::Silu),
+    };
+    let stream = stream.as_raw();
+    match T::DTYPE {
+        DType::F16 => check(sys::hipconv_conv1d_direct_f16(&params, stream), "hipconv_conv1d_direct_f16"),
+        DType::BF16 => check(sys::hipconv_conv1d_direct_bf16(&params, stream), "hipconv_conv1d_direct_bf16"),
+        DType::F32 => check(sys::hipconv_conv1d_direct_f32(&params, stream), "hipconv_conv1d_direct_f32"),
+    }
 }

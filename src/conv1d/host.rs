@@ -2,7 +2,7 @@
 //! rows, f32 accumulation, results rounded to the element type once. The im2col and
 //! weight transforms are also what `verify_host` compares the GPU's buffers with.
 
-use super::ConvShape;
+use super::{Activation, ConvOptions, ConvShape, Layout};
 use crate::element::Element;
 
 /// Runs `fill(row_index, row)` for every `row_len`-element row of `out`, rows split
@@ -23,22 +23,38 @@ fn for_each_row<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mu
     });
 }
 
-/// y[b, c, t] = sum_tap w[c, tap] * x[b, c, t + tap - (width-1)]  (zero history before t = 0)
-pub(crate) fn forward_direct<T: Element>(s: &ConvShape, x: &[T], w: &[T], y: &mut [T]) {
-    for_each_row(y, s.seqlen, |row, y_row| {
-        let c = row % s.dim;
-        let x_row = &x[row * s.seqlen..(row + 1) * s.seqlen];
-        let taps = &w[c * s.width..(c + 1) * s.width];
-        for (t, out) in y_row.iter_mut().enumerate() {
-            let mut acc = 0f32;
-            // tap reads x[t + tap - (width-1)]; taps before the sequence start read zeros.
-            let first_tap = (s.width - 1).saturating_sub(t);
-            for (tap, weight) in taps.iter().enumerate().skip(first_tap) {
-                acc += weight.to_f32() * x_row[t + tap + 1 - s.width].to_f32();
-            }
-            *out = T::from_f32(acc);
+/// The direct forward in either layout:
+/// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)])  (zero history)
+pub(crate) fn forward_direct<T: Element>(
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
+) {
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
+    let silu = options.activation == Activation::Silu;
+    let output = |b: usize, c: usize, t: usize| {
+        let mut acc = bias.map_or(0f32, |bias| bias[c].to_f32());
+        // tap reads x[t + tap − (width−1)]; taps before the sequence start read zeros.
+        for tap in (s.width - 1).saturating_sub(t)..s.width {
+            let tau = t + tap + 1 - s.width;
+            acc += w[c * s.width + tap].to_f32() * x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32();
         }
-    });
+        T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc })
+    };
+    // Parallel over the output's contiguous rows: (b, c) rows of seqlen, or (b, t) rows of dim.
+    match options.layout {
+        Layout::ChannelFirst => for_each_row(y, s.seqlen, |row, y_row| {
+            let (b, c) = (row / s.dim, row % s.dim);
+            y_row.iter_mut().enumerate().for_each(|(t, out)| *out = output(b, c, t));
+        }),
+        Layout::ChannelLast => for_each_row(y, s.dim, |row, y_row| {
+            let (b, t) = (row / s.seqlen, row % s.seqlen);
+            y_row.iter_mut().enumerate().for_each(|(c, out)| *out = output(b, c, t));
+        }),
+    }
 }
 
 /// a[b*seqlen + t, tap*dim + c] = x[b, c, t + tap - (width-1)], 0 before the sequence.

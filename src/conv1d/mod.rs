@@ -3,17 +3,21 @@
 //! `y[b, c, t] = Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]`, zero history before t = 0,
 //! with `x`, `y` stored `[batch, dim, seqlen]` and `w` `[dim, width]`.
 //!
-//! On a GPU this runs the explicit three-kernel pipeline of the seed design
-//! (docs/DESIGN.md): `preprocess_input` (transpose + causal padding + im2col),
-//! `preprocess_weight` (depthwise → dense block-diagonal), `gemm_abt` on matrix cores
-//! with an epilogue that writes `y` in place. On the host it runs the direct sum.
+//! Algorithms ([`Algorithm`]): `Direct`, a streaming kernel that reads each input once
+//! (every dtype, both layouts, bias, SiLU, any width), and `Im2colGemm`, the seed's explicit
+//! pipeline (docs/DESIGN.md): `preprocess_input` (transpose + causal padding + im2col),
+//! `preprocess_weight` (depthwise → dense block-diagonal), `gemm_abt` on matrix cores with
+//! an epilogue that writes `y` in place. Both run on the host backend too.
 
 mod check;
 #[cfg(hipconv_gpu)]
 mod gpu;
 pub(crate) mod host;
+mod options;
 pub mod reference;
 pub mod stages;
+
+pub use options::{Activation, Algorithm, ConvOptions, Layout};
 
 use crate::buffer::Buffer;
 use crate::device::Device;
@@ -54,6 +58,14 @@ impl ConvShape {
     /// Elements of the dense weight B: dim·(width·dim).
     pub fn b_len(&self) -> usize {
         self.dim * self.width * self.dim
+    }
+
+    /// Element strides `[batch, dim, seqlen]` of x and y in `layout`.
+    pub fn strides(&self, layout: Layout) -> [usize; 3] {
+        match layout {
+            Layout::ChannelFirst => [self.dim * self.seqlen, self.seqlen, 1],
+            Layout::ChannelLast => [self.seqlen * self.dim, 1, self.dim],
+        }
     }
 
     /// The GEMM this shape becomes in the explicit pipeline.
@@ -130,13 +142,14 @@ impl fmt::Display for GemmTileConfig {
     }
 }
 
-/// A causal conv1d of one shape on one device, owning its GPU workspace (the im2col
-/// matrix and the dense weight), so that `forward` allocates nothing and never waits
-/// for the host.
+/// A causal conv1d of one shape and set of options on one device. It owns its workspace
+/// (for `Im2colGemm`: the im2col matrix and the dense weight), so `forward` allocates
+/// nothing and never waits for the host: it can be captured in a graph.
 #[derive(Debug)]
 pub struct CausalConv1d<T: Element> {
     device: Device,
     shape: ConvShape,
+    options: ConvOptions,
     workspace: Option<Im2colWorkspace<T>>,
 }
 
@@ -147,18 +160,23 @@ pub(crate) struct Im2colWorkspace<T: Element> {
 }
 
 impl<T: Element> CausalConv1d<T> {
-    /// Validates `shape` and, on a GPU, allocates the workspace. On a GPU only f16 is
-    /// compiled; other dtypes give [`crate::Error::UnsupportedDtype`].
+    /// Default options: `Auto`, channel-first, no activation.
     pub fn new(device: &Device, shape: ConvShape) -> Result<Self> {
+        Self::with_options(device, shape, ConvOptions::default())
+    }
+
+    /// Validates shape and options (resolving `Auto`), and allocates the workspace.
+    pub fn with_options(device: &Device, shape: ConvShape, options: ConvOptions) -> Result<Self> {
         check::shape(&shape)?;
-        let workspace = if device.is_gpu() {
-            check::gpu_dtype::<T>(device, "CausalConv1d on a GPU (im2col + GEMM pipeline)")?;
+        let algorithm = check::resolve_algorithm::<T>(device, &options)?;
+        let options = ConvOptions { algorithm, ..options };
+        let workspace = if algorithm == Algorithm::Im2colGemm {
             check::im2col_workspace(&shape)?;
             Some(Im2colWorkspace { a: device.alloc(shape.a_len())?, b: device.alloc(shape.b_len())? })
         } else {
             None
         };
-        Ok(CausalConv1d { device: device.clone(), shape, workspace })
+        Ok(CausalConv1d { device: device.clone(), shape, options, workspace })
     }
 
     pub fn device(&self) -> &Device {
@@ -169,26 +187,52 @@ impl<T: Element> CausalConv1d<T> {
         self.shape
     }
 
-    /// Enqueues `y = conv(x, w)` on `stream`. Arguments are checked before anything is
-    /// enqueued; on the host backend the call runs to completion before returning.
-    pub fn forward(&mut self, stream: &Stream, x: &Buffer<T>, w: &Buffer<T>, y: &mut Buffer<T>) -> Result<()> {
-        check::stream_on(stream, self.device.id())?;
-        check::forward_buffers(&self.shape, self.device.id(), x, w, y)?;
-        match &mut self.workspace {
-            None => {
-                let (x, w) = (stages::host_data(x), stages::host_data(w));
-                host::forward_direct(&self.shape, x, w, stages::host_data_mut(y));
-            }
-            Some(ws) => {
-                stages::run_preprocess_input(stream, &self.shape, x, &mut ws.a)?;
-                stages::run_preprocess_weight(stream, &self.shape, w, &mut ws.b)?;
-                stages::run_gemm_abt(stream, &self.shape, &ws.a, &ws.b, y)?;
-            }
-        }
-        Ok(())
+    /// The options in force; `algorithm` is the resolved one, never `Auto`.
+    pub fn options(&self) -> ConvOptions {
+        self.options
     }
 
-    /// The GPU pipeline's buffers (A, B) as the last forward left them.
+    /// Enqueues `y = act(conv(x, w))` on `stream`. Arguments are checked before anything is
+    /// enqueued; on the host backend the call runs to completion before returning.
+    pub fn forward(&mut self, stream: &Stream, x: &Buffer<T>, w: &Buffer<T>, y: &mut Buffer<T>) -> Result<()> {
+        self.forward_impl(stream, x, w, None, y)
+    }
+
+    /// As [`CausalConv1d::forward`], adding `bias [dim]` before the activation.
+    pub fn forward_with_bias(
+        &mut self,
+        stream: &Stream,
+        x: &Buffer<T>,
+        w: &Buffer<T>,
+        bias: &Buffer<T>,
+        y: &mut Buffer<T>,
+    ) -> Result<()> {
+        self.forward_impl(stream, x, w, Some(bias), y)
+    }
+
+    fn forward_impl(
+        &mut self,
+        stream: &Stream,
+        x: &Buffer<T>,
+        w: &Buffer<T>,
+        bias: Option<&Buffer<T>>,
+        y: &mut Buffer<T>,
+    ) -> Result<()> {
+        let s = self.shape;
+        check::stream_on(stream, self.device.id())?;
+        check::forward_buffers(&s, self.options.layout, self.device.id(), x, w, bias, y)?;
+        match &mut self.workspace {
+            Some(ws) => {
+                check::im2col_bias(bias)?;
+                stages::run_preprocess_input(stream, &s, x, &mut ws.a)?;
+                stages::run_preprocess_weight(stream, &s, w, &mut ws.b)?;
+                stages::run_gemm_abt(stream, &s, &ws.a, &ws.b, y)
+            }
+            None => stages::run_direct(stream, &s, &self.options, x, w, bias, y),
+        }
+    }
+
+    /// The `Im2colGemm` buffers (A, B) as the last forward left them.
     #[cfg_attr(not(feature = "verify_host"), allow(dead_code))]
     pub(crate) fn workspace(&self) -> Option<&Im2colWorkspace<T>> {
         self.workspace.as_ref()

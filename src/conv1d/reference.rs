@@ -2,22 +2,37 @@
 //! shared by `verify_host` and the examples. (The test suite keeps its own, separately
 //! written reference, so that the library is not checked against itself.)
 
-use super::ConvShape;
+use super::{Activation, ConvOptions, ConvShape};
 use crate::element::{DType, Element};
 
-/// `y[b, c, t] = Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]` in f64, zero history.
-/// `x` and `w` must hold `shape.x_len()` and `shape.w_len()` elements.
-pub fn causal_conv1d_f64<T: Element>(shape: &ConvShape, x: &[T], w: &[T]) -> Vec<f64> {
+/// `y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)])` in f64, zero
+/// history, with x and y in `options.layout`. `x`, `w` and `bias` must hold `shape.x_len()`,
+/// `shape.w_len()` and `shape.dim` elements.
+pub fn causal_conv1d_f64<T: Element>(
+    shape: &ConvShape,
+    options: &ConvOptions,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+) -> Vec<f64> {
     let s = shape;
     assert_eq!((x.len(), w.len()), (s.x_len(), s.w_len()), "x, w lengths for {s:?}");
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
     let mut y = vec![0f64; s.x_len()];
-    for (row, y_row) in y.chunks_mut(s.seqlen).enumerate() {
-        let c = row % s.dim;
-        for (t, out) in y_row.iter_mut().enumerate() {
-            *out = (0..s.width)
-                .filter(|tap| t + tap + 1 >= s.width)
-                .map(|tap| w[c * s.width + tap].to_f64() * x[row * s.seqlen + t + tap + 1 - s.width].to_f64())
-                .sum();
+    for b in 0..s.batch {
+        for c in 0..s.dim {
+            for t in 0..s.seqlen {
+                let mut acc = bias.map_or(0.0, |bias| bias[c].to_f64());
+                for tap in (s.width - 1).saturating_sub(t)..s.width {
+                    let tau = t + tap + 1 - s.width;
+                    acc += w[c * s.width + tap].to_f64()
+                        * x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f64();
+                }
+                if options.activation == Activation::Silu {
+                    acc /= 1.0 + (-acc).exp();
+                }
+                y[b * batch_stride + c * dim_stride + t * seq_stride] = acc;
+            }
         }
     }
     y

@@ -7,7 +7,7 @@
 //! | `preprocess_weight` | w `[dim, width]`             | B `[dim, width·dim]`           |
 //! | `gemm_abt`          | A, B                         | y `[batch, dim, seqlen]`       |
 
-use super::{check, host, ConvShape};
+use super::{check, host, ConvOptions, ConvShape};
 use crate::buffer::Buffer;
 use crate::device::DeviceId;
 use crate::element::Element;
@@ -124,4 +124,23 @@ pub(crate) fn run_gemm_abt<T: Element>(
         host: host::gemm_abt(s, host_data(a), host_data(b), host_data_mut(y)),
         // SAFETY: a, b and y live on the stream's device with the lengths the shape needs.
         gpu: unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) })
+}
+
+pub(crate) fn run_direct<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: &Buffer<T>,
+    w: &Buffer<T>,
+    bias: Option<&Buffer<T>>,
+    y: &mut Buffer<T>,
+) -> Result<()> {
+    on_backend!(stream,
+    host: host::forward_direct(s, options, host_data(x), host_data(w), bias.map(host_data), host_data_mut(y)),
+    // SAFETY: x, w, bias and y live on the stream's device with the lengths the shape
+    // and layout need (checked by the caller); a missing bias is passed as null.
+    gpu: unsafe {
+        let bias = bias.map_or(std::ptr::null(), Buffer::as_raw);
+        super::gpu::conv1d_direct::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, y.as_raw_mut())
+    })
 }

@@ -93,6 +93,7 @@ pub(crate) unsafe fn free(ptr: *mut c_void) -> Result<()> {
 pub(crate) enum CopyKind {
     HostToDevice,
     DeviceToHost,
+    DeviceToDevice,
 }
 
 /// Enqueues a copy on `stream`.
@@ -110,6 +111,7 @@ pub(crate) unsafe fn memcpy_async(
     let status = match direction {
         CopyKind::HostToDevice => sys::hipconv_memcpy_htod_async(dst, src, bytes, stream),
         CopyKind::DeviceToHost => sys::hipconv_memcpy_dtoh_async(dst, src, bytes, stream),
+        CopyKind::DeviceToDevice => sys::hipconv_memcpy_dtod_async(dst, src, bytes, stream),
     };
     check(status, "hipMemcpyAsync")
 }

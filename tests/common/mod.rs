@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use hipconv::half::{bf16, f16};
-use hipconv::{ConvShape, DType, Device, Element};
+use hipconv::{ConvShape, DType, Device, Element, Layout};
 use std::io::Write;
 
 /// xorshift64*: deterministic per seed, different per test.
@@ -46,21 +46,39 @@ pub fn fresh_seed(test: &str) -> u64 {
     seed
 }
 
-/// y[b, c, t] = Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)] in f64, zero history.
-pub fn reference_conv<T: Element>(s: &ConvShape, x: &[T], w: &[T]) -> Vec<f64> {
+/// Index of element (b, c, t) of x or y in `layout`.
+pub fn index(s: &ConvShape, layout: Layout, b: usize, c: usize, t: usize) -> usize {
+    match layout {
+        Layout::ChannelFirst => (b * s.dim + c) * s.seqlen + t,
+        Layout::ChannelLast => (b * s.seqlen + t) * s.dim + c,
+    }
+}
+
+/// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]) in f64, zero
+/// history, x and y in `layout`.
+pub fn reference_conv<T: Element>(
+    s: &ConvShape,
+    layout: Layout,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    silu: bool,
+) -> Vec<f64> {
     let mut y = vec![0f64; s.x_len()];
     for b in 0..s.batch {
         for c in 0..s.dim {
-            let row = (b * s.dim + c) * s.seqlen;
             for t in 0..s.seqlen {
-                let mut acc = 0f64;
+                let mut acc = bias.map_or(0.0, |bias| bias[c].to_f64());
                 for tap in 0..s.width {
                     let tau = t as i64 + tap as i64 - (s.width as i64 - 1);
                     if tau >= 0 {
-                        acc += w[c * s.width + tap].to_f64() * x[row + tau as usize].to_f64();
+                        acc += w[c * s.width + tap].to_f64() * x[index(s, layout, b, c, tau as usize)].to_f64();
                     }
                 }
-                y[row + t] = acc;
+                if silu {
+                    acc *= 1.0 / (1.0 + (-acc).exp());
+                }
+                y[index(s, layout, b, c, t)] = acc;
             }
         }
     }
@@ -158,11 +176,6 @@ pub fn devices(test: &str) -> Vec<Device> {
     let mut list = vec![Device::host()];
     list.extend(gpu_device(test));
     list
-}
-
-/// The dtypes the device's conv supports: all three on the host, f16 on a GPU.
-pub fn supports(device: &Device, dtype: DType) -> bool {
-    !device.is_gpu() || dtype == DType::F16
 }
 
 pub fn f16s(values: &[f32]) -> Vec<f16> {

@@ -1,0 +1,224 @@
+//! Benchmark of the conv1d forward on a GPU: a table and a JSON file.
+//!
+//!     cargo run --release --example bench [-- --json bench.json --reps 50 --quick]
+//!
+//! Method (docs/PERFORMANCE.md): each row captures a graph of K forwards that rotate over
+//! K separate (x, y) sets, with K chosen so the sets together exceed 3x the L2 cache.
+//! So inputs come from memory, not L2, and launch gaps are not timed. The graph is
+//! replayed 3 times to warm up, then `--reps` times between CUDA/HIP events. A row
+//! reports the median replay time / K. Bytes are the floor every algorithm must move:
+//! x read once, y written once, w (and bias) read once. GB/s = bytes / time, and % copy
+//! compares that with a device-to-device copy measured in the same run (bytes read +
+//! written). GEMM rows also give the TFLOP/s their GEMM executes.
+
+use hipconv::half::{bf16, f16};
+use hipconv::{Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, Device, Element, Layout, Stream};
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+const SHAPES: &[(usize, usize, usize, usize)] = &[
+    (1, 64, 2048, 4),
+    (1, 64, 65536, 4),
+    (4, 2048, 2048, 4),
+    (8, 4096, 2048, 4),
+    (4, 5120, 4096, 4),
+    (8, 4096, 2048, 2),
+    (8, 4096, 2048, 3),
+    (4, 2048, 4096, 16),
+];
+const MAX_SETS: usize = 256;
+
+struct Row {
+    shape: ConvShape,
+    dtype: &'static str,
+    layout: Layout,
+    algorithm: Algorithm,
+    sets: usize,
+    median_us: f64,
+    min_us: f64,
+    bytes: usize,
+    gemm_flops: Option<f64>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median milliseconds of `reps` timed launches of `run` (after 3 untimed ones), and the minimum.
+fn time_ms(stream: &Stream, reps: usize, mut run: impl FnMut() -> hipconv::Result<()>) -> hipconv::Result<(f64, f64)> {
+    for _ in 0..3 {
+        run()?;
+    }
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = stream.record_event()?;
+        run()?;
+        let end = stream.record_event()?;
+        times.push(f64::from(start.elapsed_ms(&end)?));
+    }
+    let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+    Ok((median(times), min))
+}
+
+/// Device-to-device copy bandwidth in bytes/s, counting bytes read plus bytes written.
+fn copy_bandwidth(device: &Device, stream: &Stream, reps: usize) -> hipconv::Result<f64> {
+    let len = 1usize << 30; // 1 Gi f16 = 2 GiB each way
+    let src = device.alloc::<f16>(len)?;
+    let mut dst = device.alloc::<f16>(len)?;
+    let (ms, _) = time_ms(stream, reps, || dst.copy_from_buffer(stream, &src))?;
+    Ok(2.0 * (len * 2) as f64 / (ms * 1e-3))
+}
+
+fn bench_row<T: Element>(
+    device: &Device,
+    stream: &Stream,
+    shape: ConvShape,
+    options: ConvOptions,
+    reps: usize,
+) -> hipconv::Result<Row> {
+    let elem = std::mem::size_of::<T>();
+    let bytes = (2 * shape.x_len() + shape.w_len()) * elem;
+    let l2 = device.properties().l2_cache_bytes.max(50 << 20) as usize;
+    let sets = (3 * l2).div_ceil(2 * shape.x_len() * elem).clamp(3, MAX_SETS);
+    let values: Vec<T> = (0..shape.x_len()).map(|i| T::from_f32(((i * 7919) % 2003) as f32 / 1001.0 - 1.0)).collect();
+    let weights: Vec<T> = (0..shape.w_len()).map(|i| T::from_f32(((i * 31) % 17) as f32 / 8.0 - 1.0)).collect();
+    let x: Vec<Buffer<T>> = (0..sets).map(|_| device.upload(stream, &values)).collect::<Result<_, _>>()?;
+    let mut y: Vec<Buffer<T>> = (0..sets).map(|_| device.alloc(shape.x_len())).collect::<Result<_, _>>()?;
+    let w = device.upload(stream, &weights)?;
+    let mut conv = CausalConv1d::<T>::with_options(device, shape, options)?;
+    let graph = stream.capture(|s| {
+        for (x, y) in x.iter().zip(y.iter_mut()) {
+            conv.forward(s, x, &w, y)?;
+        }
+        Ok(())
+    })?;
+    let (ms, min_ms) = time_ms(stream, reps, || graph.launch(stream))?;
+    let g = shape.gemm();
+    let gemm_flops = (options.algorithm == Algorithm::Im2colGemm).then_some(2.0 * (g.m * g.n * g.k) as f64);
+    Ok(Row {
+        shape,
+        dtype: match T::DTYPE {
+            hipconv::DType::F16 => "f16",
+            hipconv::DType::BF16 => "bf16",
+            hipconv::DType::F32 => "f32",
+        },
+        layout: options.layout,
+        algorithm: conv.options().algorithm,
+        sets,
+        median_us: ms * 1e3 / sets as f64,
+        min_us: min_ms * 1e3 / sets as f64,
+        bytes,
+        gemm_flops,
+    })
+}
+
+fn main() -> ExitCode {
+    let mut json_path = String::from("bench.json");
+    let mut reps = 50usize;
+    let mut quick = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" => json_path = args.next().unwrap_or(json_path),
+            "--reps" => reps = args.next().and_then(|v| v.parse().ok()).unwrap_or(reps).max(50),
+            "--quick" => quick = true,
+            other => {
+                eprintln!("unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match run(&json_path, reps, quick) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bench: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let device = Device::gpu(0)?; // timings of the host backend are not what this measures
+    let props = device.properties();
+    let stream = device.stream()?;
+    let copy_bw = copy_bandwidth(&device, &stream, reps)?;
+    println!(
+        "device: {} ({}, {} SMs, L2 {} MiB); device-to-device copy: {:.0} GB/s (read + write)",
+        props.name,
+        props.arch,
+        props.compute_units,
+        props.l2_cache_bytes >> 20,
+        copy_bw / 1e9
+    );
+
+    let direct = ConvOptions::default().algorithm(Algorithm::Direct);
+    let mut rows = Vec::new();
+    for &(b, d, s, w) in SHAPES.iter().take(if quick { 3 } else { SHAPES.len() }) {
+        let shape = ConvShape::new(b, d, s, w);
+        for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+            let options = direct.layout(layout);
+            rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
+            rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
+            rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
+        }
+        let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+        rows.push(bench_row::<f16>(&device, &stream, shape, im2col, reps)?);
+    }
+
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "{:<22} {:<5} {:<13} {:<12} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}",
+        "shape (b,d,s,w)", "dtype", "layout", "algorithm", "median us", "MB moved", "GB/s", "% copy", "TFLOP/s", "sets"
+    );
+    let mut json = String::from("{\n");
+    let _ = writeln!(json, "  \"device\": \"{}\",\n  \"arch\": \"{}\",", props.name, props.arch);
+    let _ = writeln!(json, "  \"copy_bandwidth_gbs\": {:.1},\n  \"reps\": {reps},\n  \"rows\": [", copy_bw / 1e9);
+    for (i, r) in rows.iter().enumerate() {
+        let s = r.shape;
+        let gbs = r.bytes as f64 / (r.median_us * 1e-6) / 1e9;
+        let pct = 100.0 * gbs * 1e9 / copy_bw;
+        let tflops = r.gemm_flops.map(|f| f / (r.median_us * 1e-6) / 1e12);
+        let _ = writeln!(
+            table,
+            "{:<22} {:<5} {:<13} {:<12} {:>10.2} {:>10.2} {:>9.0} {:>7.1}% {:>8} {:>5}",
+            format!("({},{},{},{})", s.batch, s.dim, s.seqlen, s.width),
+            r.dtype,
+            r.layout.to_string(),
+            r.algorithm.to_string(),
+            r.median_us,
+            r.bytes as f64 / 1e6,
+            gbs,
+            pct,
+            tflops.map_or(String::from("-"), |t| format!("{t:.1}")),
+            r.sets
+        );
+        let _ = writeln!(
+            json,
+            "    {{\"batch\": {}, \"dim\": {}, \"seqlen\": {}, \"width\": {}, \"dtype\": \"{}\", \"layout\": \"{}\", \
+             \"algorithm\": \"{}\", \"median_us\": {:.3}, \"min_us\": {:.3}, \"bytes\": {}, \"gbs\": {:.1}, \
+             \"pct_copy\": {:.1}, \"gemm_tflops\": {}, \"sets\": {}}}{}",
+            s.batch,
+            s.dim,
+            s.seqlen,
+            s.width,
+            r.dtype,
+            r.layout,
+            r.algorithm,
+            r.median_us,
+            r.min_us,
+            r.bytes,
+            gbs,
+            pct,
+            tflops.map_or(String::from("null"), |t| format!("{t:.2}")),
+            r.sets,
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    json.push_str("  ]\n}\n");
+    print!("{table}");
+    std::fs::write(json_path, json).map_err(|err| format!("writing {json_path}: {err}"))?;
+    println!("wrote {json_path}");
+    Ok(())
+}

@@ -1,0 +1,185 @@
+/*
+ * conv1d_direct: the streaming causal depthwise conv1d, with bias and SiLU fused.
+ *
+ *   in   x   [batch, dim, seqlen] or [batch, seqlen, dim]   given by strides (elements)
+ *        w   [dim, width]
+ *        bias[dim] (nullable)
+ *   out  y   same layout rule as x (its own strides)
+ *        y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
+ *   fp32 accumulation for every dtype; the result is rounded once.
+ *
+ * Work unit: a tile of 64 channels x 64 times of one batch row. The block stages the
+ * inputs the tile needs, x[b, c0:+64, t0-(width-1) : t0+64], in shared memory (as fp32,
+ * rows = time, padded to 65 columns), loading along whichever axis is contiguous in
+ * memory (t for channel-first, c for channel-last) so that reads are coalesced. Each
+ * thread then computes 16 consecutive outputs of one channel:
+ *
+ *     channel-last:  lanes along channels (tid % 64), 4 runs of 16 t   -> writes along c
+ *     channel-first: lanes along t-runs   (tid % 4),  64 channels      -> writes along t
+ *                    (16-byte vector stores when the rows are aligned)
+ *
+ * Widths 2, 3, 4 are compiled with the taps in registers and a sliding input window
+ * (16 + width - 1 shared-memory reads per 16 outputs). Any other width runs the generic
+ * loop, which takes the taps in chunks of 32 so shared memory stays bounded.
+ *
+ * Launch: 256 threads; 1-D grid-stride loop over batch * ceil(dim/64) * ceil(seqlen/64) tiles.
+ */
+#include "compat.h"
+#include "element.h"
+#include "hipconv.h"
+#include "launch.h"
+
+namespace hipconv {
+
+constexpr int kDirectTileT = 64;
+constexpr int kDirectTileC = 64;
+constexpr int kDirectRun = 16;  // consecutive outputs per thread
+constexpr int kDirectRuns = kDirectTileT / kDirectRun;
+constexpr int kDirectThreads = kDirectTileC * kDirectRuns;  // 256
+constexpr int kDirectGenericTaps = 32;                       // taps per pass, generic width
+constexpr int kDirectStride = kDirectTileC + 1;              // fp32 words per window row
+
+template <int kWidth>
+struct DirectTraits {
+    static constexpr int kTaps = kWidth > 0 ? kWidth : kDirectGenericTaps;  // taps per pass
+    static constexpr int kRows = kDirectTileT + kTaps - 1;                  // window rows
+    static constexpr int kWeightStride = kTaps + 1;
+};
+
+template <typename T>
+__device__ inline void store_run(T *dst, int64_t stride, const float *v, int count, bool vector_ok) {
+    if (vector_ok && count == kDirectRun) {
+        // 16 consecutive elements = sizeof(T) 16-byte stores.
+        alignas(16) T packed[kDirectRun];
+#pragma unroll
+        for (int j = 0; j < kDirectRun; ++j) packed[j] = from_float<T>(v[j]);
+#pragma unroll
+        for (int q = 0; q < (int)sizeof(T); ++q)
+            reinterpret_cast<uint4 *>(dst)[q] = reinterpret_cast<const uint4 *>(packed)[q];
+        return;
+    }
+    for (int j = 0; j < count; ++j) dst[j * stride] = from_float<T>(v[j]);
+}
+
+template <typename T, bool kChannelLast, int kWidth>
+__global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_conv1d_direct_params p) {
+    using Traits = DirectTraits<kWidth>;
+    __shared__ float window[Traits::kRows * kDirectStride];
+    __shared__ float weights[kDirectTileC * Traits::kWeightStride];
+
+    const T *x = static_cast<const T *>(p.x);
+    const T *w = static_cast<const T *>(p.w);
+    const T *bias = static_cast<const T *>(p.bias);
+    T *y = static_cast<T *>(p.y);
+
+    // This thread's channel (within the tile) and run of 16 times.
+    const int cl = kChannelLast ? threadIdx.x % kDirectTileC : threadIdx.x / kDirectRuns;
+    const int run = kChannelLast ? threadIdx.x / kDirectTileC : threadIdx.x % kDirectRuns;
+    const bool vector_store = !kChannelLast && p.y_seq_stride == 1 && p.y_dim_stride % 8 == 0 &&
+                              p.y_batch_stride % 8 == 0 && (reinterpret_cast<uintptr_t>(y) & 15) == 0;
+
+    const int64_t t_tiles = ceil_div(p.seqlen, kDirectTileT);
+    const int64_t c_tiles = ceil_div(p.dim, kDirectTileC);
+    const int64_t tiles = t_tiles * c_tiles * p.batch;
+
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int t0 = (int)(tile % t_tiles) * kDirectTileT;
+        const int c0 = (int)((tile / t_tiles) % c_tiles) * kDirectTileC;
+        const int64_t b = tile / (t_tiles * c_tiles);
+        const T *xb = x + b * p.x_batch_stride;
+
+        float acc[kDirectRun];
+#pragma unroll
+        for (int j = 0; j < kDirectRun; ++j) acc[j] = 0.f;
+
+        for (int tap0 = 0; tap0 < p.width; tap0 += Traits::kTaps) {
+            const int taps = min(Traits::kTaps, p.width - tap0);
+            const int rows = kDirectTileT + taps - 1;
+            const int64_t tau0 = (int64_t)t0 + tap0 - (p.width - 1);  // time of window row 0
+
+            for (int i = threadIdx.x; i < rows * kDirectTileC; i += kDirectThreads) {
+                const int r = kChannelLast ? i / kDirectTileC : i % rows;
+                const int c = c0 + (kChannelLast ? i % kDirectTileC : i / rows);
+                const int64_t tau = tau0 + r;
+                const bool inside = c < p.dim && tau >= 0 && tau < p.seqlen;
+                window[r * kDirectStride + (c - c0)] =
+                    inside ? to_float(xb[c * p.x_dim_stride + tau * p.x_seq_stride]) : 0.f;
+            }
+            for (int i = threadIdx.x; i < kDirectTileC * taps; i += kDirectThreads) {
+                const int c = c0 + i / taps;
+                const int tap = i % taps;
+                weights[(i / taps) * Traits::kWeightStride + tap] =
+                    c < p.dim ? to_float(w[(int64_t)c * p.width + tap0 + tap]) : 0.f;
+            }
+            __syncthreads();
+
+            const float *column = window + run * kDirectRun * kDirectStride + cl;
+            const float *taps_of_c = weights + cl * Traits::kWeightStride;
+            if constexpr (kWidth > 0) {
+                // Sliding window: input k feeds output j through tap k - j.
+                float wt[kWidth];
+#pragma unroll
+                for (int tap = 0; tap < kWidth; ++tap) wt[tap] = taps_of_c[tap];
+#pragma unroll
+                for (int k = 0; k < kDirectRun + kWidth - 1; ++k) {
+                    const float v = column[k * kDirectStride];
+#pragma unroll
+                    for (int j = 0; j < kDirectRun; ++j) {
+                        const int tap = k - j;
+                        if (tap >= 0 && tap < kWidth) acc[j] += wt[tap] * v;
+                    }
+                }
+            } else {
+                for (int tap = 0; tap < taps; ++tap) {
+                    const float wt = taps_of_c[tap];
+#pragma unroll
+                    for (int j = 0; j < kDirectRun; ++j) acc[j] += wt * column[(j + tap) * kDirectStride];
+                }
+            }
+            __syncthreads();
+        }
+
+        const int c = c0 + cl;
+        const int t = t0 + run * kDirectRun;
+        if (c < p.dim && t < p.seqlen) {
+            const float b_c = bias != nullptr ? to_float(bias[c]) : 0.f;
+#pragma unroll
+            for (int j = 0; j < kDirectRun; ++j) {
+                const float v = acc[j] + b_c;
+                acc[j] = p.silu ? v / (1.f + expf(-v)) : v;
+            }
+            const int count = min(kDirectRun, p.seqlen - t);
+            store_run(y + b * p.y_batch_stride + c * p.y_dim_stride + t * p.y_seq_stride, p.y_seq_stride, acc,
+                      count, vector_store);
+        }
+    }
+}
+
+template <typename T, bool kChannelLast>
+hipconv_status_t launch_direct_layout(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+    const int64_t tiles = ceil_div(p.seqlen, kDirectTileT) * ceil_div(p.dim, kDirectTileC) * p.batch;
+    const dim3 grid(grid_blocks(tiles)), block(kDirectThreads);
+    switch (p.width) {
+    case 2: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 2>), grid, block, 0, stream, p); break;
+    case 3: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 3>), grid, block, 0, stream, p); break;
+    case 4: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 4>), grid, block, 0, stream, p); break;
+    default: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 0>), grid, block, 0, stream, p); break;
+    }
+    return last_launch_status();
+}
+
+template <typename T>
+hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+    if (p.x == nullptr || p.w == nullptr || p.y == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 ||
+        p.width < 1)
+        return (hipconv_status_t)hipErrorInvalidValue;
+    // Channel-last when channels are the faster-moving axis of x.
+    return p.x_dim_stride < p.x_seq_stride ? launch_direct_layout<T, true>(p, stream)
+                                           : launch_direct_layout<T, false>(p, stream);
+}
+
+}  // namespace hipconv
+
+HIPCONV_EXPORT_LAUNCHER(conv1d_direct, f16, __half)
+HIPCONV_EXPORT_LAUNCHER(conv1d_direct, bf16, hipconv_bf16)
+HIPCONV_EXPORT_LAUNCHER(conv1d_direct, f32, float)
