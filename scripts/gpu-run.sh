@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the accelerator machine (copied to dist/run.sh by scripts/gpu-dist.sh): every
 # test binary with the GPU required, a memory check of the kernels, the examples, then
-# the benchmark and its PyTorch baselines (skip those two with HIPCONV_SKIP_BENCH=1).
+# the benchmark and its PyTorch baselines (skip both with HIPCONV_SKIP_BENCH=1, the
+# baselines alone with HIPCONV_SKIP_TORCH=1).
 # The full log goes to $OUT/suite.log (the device tool's folder) or /tmp/hipconv-gpu-run;
 # stdout carries each step's tail and the verdict.
 set -uo pipefail
@@ -45,7 +46,7 @@ step example-large examples/causal_conv1d --batch 4 --dim 300 --seqlen 5000 --wi
 step example-direct examples/causal_conv1d --algorithm direct
 if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     step bench examples/bench --json "$out/bench.json"
-    [ -f "$out/bench.json" ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"
+    [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"
 fi
 echo "=== overall: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

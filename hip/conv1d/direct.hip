@@ -11,8 +11,10 @@
  * Work unit: a tile of 64 channels x 64 times of one batch row. The block stages the
  * inputs the tile needs, x[b, c0:+64, t0-(width-1) : t0+64], in shared memory (as fp32,
  * rows = time, padded to 65 columns), loading along whichever axis is contiguous in
- * memory (t for channel-first, c for channel-last) so that reads are coalesced. Each
- * thread then computes 16 consecutive outputs of one channel:
+ * memory (t for channel-first, c for channel-last) so that reads are coalesced: 16-byte
+ * vectors where rows are aligned, else single elements; either way all of a thread's
+ * loads are issued before any is stored. Each thread then computes 16 consecutive
+ * outputs of one channel:
  *
  *     channel-last:  lanes along channels (tid % 64), 4 runs of 16 t   -> writes along c
  *     channel-first: lanes along t-runs   (tid % 4),  64 channels      -> writes along t
@@ -61,7 +63,115 @@ __device__ inline void store_run(T *dst, int64_t stride, const float *v, int cou
     for (int j = 0; j < count; ++j) dst[j * stride] = from_float<T>(v[j]);
 }
 
-template <typename T, bool kChannelLast, int kWidth>
+// 16-byte vectors of T, and their conversion into fp32 window entries.
+template <typename T> struct Vec16 {
+    static constexpr int kCount = 16 / sizeof(T);
+    uint4 raw;
+    __device__ float get(int e) const { return to_float(reinterpret_cast<const T *>(&raw)[e]); }
+};
+
+// Window rows r = 0..rows-1 hold x at times tau0 + r for channels c0..c0+63 (fp32, 0 outside
+// the sequence). All loads of a thread are issued into registers before any shared-memory
+// store, so that they are in flight together (a load-store loop waits out each latency).
+
+// Any strides: one element per load, lanes along the contiguous axis.
+template <typename T, bool kChannelLast, int kRows>
+__device__ inline void load_window_scalar(float *window, const hipconv_conv1d_direct_params &p, const T *xb, int c0,
+                                          int64_t tau0, int rows) {
+    constexpr int kIters = (kRows * kDirectTileC + kDirectThreads - 1) / kDirectThreads;
+    float v[kIters];
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        const int r = kChannelLast ? i / kDirectTileC : i % rows;
+        const int c = c0 + (kChannelLast ? i % kDirectTileC : i / rows);
+        const int64_t tau = tau0 + r;
+        const bool inside = i < rows * kDirectTileC && c < p.dim && tau >= 0 && tau < p.seqlen;
+        v[k] = inside ? to_float(xb[c * p.x_dim_stride + tau * p.x_seq_stride]) : 0.f;
+    }
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        if (i < rows * kDirectTileC) {
+            const int r = kChannelLast ? i / kDirectTileC : i % rows;
+            const int cl = kChannelLast ? i % kDirectTileC : i / rows;
+            window[r * kDirectStride + cl] = v[k];
+        }
+    }
+}
+
+// Channel-last, channels contiguous and dim a multiple of the vector: 16-byte loads along c.
+template <typename T, int kRows>
+__device__ inline void load_window_channel_last(float *window, const hipconv_conv1d_direct_params &p, const T *xb,
+                                                int c0, int64_t tau0, int rows) {
+    constexpr int kPerRow = kDirectTileC / Vec16<T>::kCount;
+    constexpr int kIters = (kRows * kPerRow + kDirectThreads - 1) / kDirectThreads;
+    Vec16<T> v[kIters];
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        const int r = i / kPerRow;
+        const int c = c0 + (i % kPerRow) * Vec16<T>::kCount;
+        const int64_t tau = tau0 + r;
+        const bool inside = i < rows * kPerRow && c < p.dim && tau >= 0 && tau < p.seqlen;
+        v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + tau * p.x_seq_stride + c) : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        if (i < rows * kPerRow) {
+            float *dst = window + (i / kPerRow) * kDirectStride + (i % kPerRow) * Vec16<T>::kCount;
+#pragma unroll
+            for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e] = v[k].get(e);
+        }
+    }
+}
+
+// Channel-first, time contiguous and seqlen a multiple of the vector, one tap pass: the 64
+// times of the tile in 16-byte loads along t, the (width-1)-long history before them in
+// scalar loads.
+template <typename T, int kTaps>
+__device__ inline void load_window_channel_first(float *window, const hipconv_conv1d_direct_params &p, const T *xb,
+                                                 int c0, int t0) {
+    constexpr int kPerRow = kDirectTileT / Vec16<T>::kCount;
+    constexpr int kIters = (kDirectTileC * kPerRow + kDirectThreads - 1) / kDirectThreads;
+    constexpr int kHaloIters = ((kTaps - 1) * kDirectTileC + kDirectThreads - 1) / kDirectThreads;
+    const int halo = p.width - 1;
+    Vec16<T> v[kIters];
+    float h[kHaloIters > 0 ? kHaloIters : 1];
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        const int c = c0 + i / kPerRow;
+        const int t = t0 + (i % kPerRow) * Vec16<T>::kCount;
+        const bool inside = i < kDirectTileC * kPerRow && c < p.dim && t < p.seqlen;
+        v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + c * p.x_dim_stride + t) : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kHaloIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        const int c = c0 + (halo > 0 ? i / halo : 0);
+        const int64_t tau = (int64_t)t0 - halo + (halo > 0 ? i % halo : 0);
+        const bool inside = i < halo * kDirectTileC && c < p.dim && tau >= 0;
+        h[k] = inside ? to_float(xb[c * p.x_dim_stride + tau]) : 0.f;
+    }
+#pragma unroll
+    for (int k = 0; k < kIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        if (i < kDirectTileC * kPerRow) {
+            float *dst = window + (halo + (i % kPerRow) * Vec16<T>::kCount) * kDirectStride + i / kPerRow;
+#pragma unroll
+            for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e * kDirectStride] = v[k].get(e);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kHaloIters; ++k) {
+        const int i = threadIdx.x + k * kDirectThreads;
+        if (i < halo * kDirectTileC) window[(i % halo) * kDirectStride + i / halo] = h[k];
+    }
+}
+
+template <typename T, bool kChannelLast, int kWidth, bool kVectorLoad>
 __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_conv1d_direct_params p) {
     using Traits = DirectTraits<kWidth>;
     __shared__ float window[Traits::kRows * kDirectStride];
@@ -97,14 +207,12 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
             const int rows = kDirectTileT + taps - 1;
             const int64_t tau0 = (int64_t)t0 + tap0 - (p.width - 1);  // time of window row 0
 
-            for (int i = threadIdx.x; i < rows * kDirectTileC; i += kDirectThreads) {
-                const int r = kChannelLast ? i / kDirectTileC : i % rows;
-                const int c = c0 + (kChannelLast ? i % kDirectTileC : i / rows);
-                const int64_t tau = tau0 + r;
-                const bool inside = c < p.dim && tau >= 0 && tau < p.seqlen;
-                window[r * kDirectStride + (c - c0)] =
-                    inside ? to_float(xb[c * p.x_dim_stride + tau * p.x_seq_stride]) : 0.f;
-            }
+            if constexpr (!kVectorLoad)
+                load_window_scalar<T, kChannelLast, Traits::kRows>(window, p, xb, c0, tau0, rows);
+            else if constexpr (kChannelLast)
+                load_window_channel_last<T, Traits::kRows>(window, p, xb, c0, tau0, rows);
+            else
+                load_window_channel_first<T, Traits::kTaps>(window, p, xb, c0, t0);
             for (int i = threadIdx.x; i < kDirectTileC * taps; i += kDirectThreads) {
                 const int c = c0 + i / taps;
                 const int tap = i % taps;
@@ -155,17 +263,37 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
     }
 }
 
+// 16-byte loads along the contiguous axis need every row start 16-byte aligned (and, for
+// channel-first, the taps in one pass). Separate kernels, so the vector kernels do not
+// carry the scalar path's registers.
 template <typename T, bool kChannelLast>
-hipconv_status_t launch_direct_layout(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+bool vector_loads_fit(const hipconv_conv1d_direct_params &p, int taps_per_pass) {
+    constexpr int kVec = Vec16<T>::kCount;
+    const bool aligned = (reinterpret_cast<uintptr_t>(p.x) & 15) == 0 && p.x_batch_stride % kVec == 0;
+    if (kChannelLast) return aligned && p.x_dim_stride == 1 && p.dim % kVec == 0 && p.x_seq_stride % kVec == 0;
+    return aligned && p.x_seq_stride == 1 && p.seqlen % kVec == 0 && p.x_dim_stride % kVec == 0 &&
+           p.width <= taps_per_pass;
+}
+
+template <typename T, bool kChannelLast, int kWidth>
+hipconv_status_t launch_direct_width(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
     const int64_t tiles = ceil_div(p.seqlen, kDirectTileT) * ceil_div(p.dim, kDirectTileC) * p.batch;
     const dim3 grid(grid_blocks(tiles)), block(kDirectThreads);
-    switch (p.width) {
-    case 2: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 2>), grid, block, 0, stream, p); break;
-    case 3: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 3>), grid, block, 0, stream, p); break;
-    case 4: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 4>), grid, block, 0, stream, p); break;
-    default: hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, 0>), grid, block, 0, stream, p); break;
-    }
+    if (vector_loads_fit<T, kChannelLast>(p, DirectTraits<kWidth>::kTaps))
+        hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, true>), grid, block, 0, stream, p);
+    else
+        hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, false>), grid, block, 0, stream, p);
     return last_launch_status();
+}
+
+template <typename T, bool kChannelLast>
+hipconv_status_t launch_direct_layout(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+    switch (p.width) {
+    case 2: return launch_direct_width<T, kChannelLast, 2>(p, stream);
+    case 3: return launch_direct_width<T, kChannelLast, 3>(p, stream);
+    case 4: return launch_direct_width<T, kChannelLast, 4>(p, stream);
+    default: return launch_direct_width<T, kChannelLast, 0>(p, stream);
+    }
 }
 
 template <typename T>
