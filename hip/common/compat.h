@@ -44,6 +44,10 @@ typedef cudaGraphExec_t hipGraphExec_t;
 #define hipGetErrorString cudaGetErrorString
 #define hipGetDeviceCount cudaGetDeviceCount
 #define hipSetDevice cudaSetDevice
+#define hipGetDevice cudaGetDevice
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipMalloc cudaMalloc
 #define hipFree cudaFree

@@ -26,6 +26,18 @@ inline unsigned grid_blocks(int64_t work) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
+// grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
+template <typename Kernel>
+hipError_t resident_blocks(Kernel kernel, int threads, int64_t *blocks) {
+    int device = 0, sms = 0, per_sm = 0;
+    hipError_t err = hipGetDevice(&device);
+    if (err == hipSuccess) err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+    if (err == hipSuccess) err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    *blocks = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    return err;
+}
+
 // The status of the launch just made (configuration errors surface here).
 inline hipconv_status_t last_launch_status() { return (hipconv_status_t)hipGetLastError(); }
 

@@ -24,8 +24,15 @@
  * (16 + width - 1 shared-memory reads per 16 outputs). Any other width runs the generic
  * loop, which takes the taps in chunks of 32 so shared memory stays bounded.
  *
+ * With vector loads the grid is one resident wave (occupancy API) and each block walks
+ * several tiles; with compiled widths it issues the next tile's loads right after the
+ * current tile's window is in shared memory, so loads stay in flight during compute and
+ * stores.
+ *
  * Launch: 256 threads; 1-D grid-stride loop over batch * ceil(dim/64) * ceil(seqlen/64) tiles.
  */
+#include <type_traits>
+
 #include "compat.h"
 #include "element.h"
 #include "hipconv.h"
@@ -74,7 +81,8 @@ template <typename T> struct Vec16 {
 // the sequence). All loads of a thread are issued into registers before any shared-memory
 // store, so that they are in flight together (a load-store loop waits out each latency).
 
-// Any strides: one element per load, lanes along the contiguous axis.
+// Any strides: one element per load, lanes along the contiguous axis; all of a thread's loads
+// are in flight before the first store.
 template <typename T, bool kChannelLast, int kRows>
 __device__ inline void load_window_scalar(float *window, const hipconv_conv1d_direct_params &p, const T *xb, int c0,
                                           int64_t tau0, int rows) {
@@ -101,74 +109,117 @@ __device__ inline void load_window_scalar(float *window, const hipconv_conv1d_di
 }
 
 // Channel-last, channels contiguous and dim a multiple of the vector: 16-byte loads along c.
-template <typename T, int kRows>
-__device__ inline void load_window_channel_last(float *window, const hipconv_conv1d_direct_params &p, const T *xb,
-                                                int c0, int64_t tau0, int rows) {
-    constexpr int kPerRow = kDirectTileC / Vec16<T>::kCount;
-    constexpr int kIters = (kRows * kPerRow + kDirectThreads - 1) / kDirectThreads;
+// issue() puts the loads in flight into registers; commit() writes them to the window.
+template <typename T, typename Traits>
+struct ChannelLastLoad {
+    static constexpr int kPerRow = kDirectTileC / Vec16<T>::kCount;
+    static constexpr int kIters = (Traits::kRows * kPerRow + kDirectThreads - 1) / kDirectThreads;
     Vec16<T> v[kIters];
+    int rows;
+
+    __device__ void issue(const hipconv_conv1d_direct_params &p, const T *xb, int c0, int64_t tau0, int rows_) {
+        rows = rows_;
 #pragma unroll
-    for (int k = 0; k < kIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        const int r = i / kPerRow;
-        const int c = c0 + (i % kPerRow) * Vec16<T>::kCount;
-        const int64_t tau = tau0 + r;
-        const bool inside = i < rows * kPerRow && c < p.dim && tau >= 0 && tau < p.seqlen;
-        v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + tau * p.x_seq_stride + c) : make_uint4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int k = 0; k < kIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        if (i < rows * kPerRow) {
-            float *dst = window + (i / kPerRow) * kDirectStride + (i % kPerRow) * Vec16<T>::kCount;
-#pragma unroll
-            for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e] = v[k].get(e);
+        for (int k = 0; k < kIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            const int c = c0 + (i % kPerRow) * Vec16<T>::kCount;
+            const int64_t tau = tau0 + i / kPerRow;
+            const bool inside = i < rows * kPerRow && c < p.dim && tau >= 0 && tau < p.seqlen;
+            v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + tau * p.x_seq_stride + c) : make_uint4(0, 0, 0, 0);
         }
     }
-}
+    __device__ void commit(float *window) const {
+#pragma unroll
+        for (int k = 0; k < kIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            if (i < rows * kPerRow) {
+                float *dst = window + (i / kPerRow) * kDirectStride + (i % kPerRow) * Vec16<T>::kCount;
+#pragma unroll
+                for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e] = v[k].get(e);
+            }
+        }
+    }
+};
 
 // Channel-first, time contiguous and seqlen a multiple of the vector, one tap pass: the 64
-// times of the tile in 16-byte loads along t, the (width-1)-long history before them in
-// scalar loads.
-template <typename T, int kTaps>
-__device__ inline void load_window_channel_first(float *window, const hipconv_conv1d_direct_params &p, const T *xb,
-                                                 int c0, int t0) {
-    constexpr int kPerRow = kDirectTileT / Vec16<T>::kCount;
-    constexpr int kIters = (kDirectTileC * kPerRow + kDirectThreads - 1) / kDirectThreads;
-    constexpr int kHaloIters = ((kTaps - 1) * kDirectTileC + kDirectThreads - 1) / kDirectThreads;
-    const int halo = p.width - 1;
+// times of the tile in 16-byte loads along t, the (width-1)-long history before them singly.
+template <typename T, typename Traits>
+struct ChannelFirstLoad {
+    static constexpr int kPerRow = kDirectTileT / Vec16<T>::kCount;
+    static constexpr int kIters = (kDirectTileC * kPerRow + kDirectThreads - 1) / kDirectThreads;
+    static constexpr int kHaloIters = ((Traits::kTaps - 1) * kDirectTileC + kDirectThreads - 1) / kDirectThreads;
     Vec16<T> v[kIters];
     float h[kHaloIters > 0 ? kHaloIters : 1];
+    int halo;
+
+    __device__ void issue(const hipconv_conv1d_direct_params &p, const T *xb, int c0, int t0) {
+        halo = p.width - 1;
 #pragma unroll
-    for (int k = 0; k < kIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        const int c = c0 + i / kPerRow;
-        const int t = t0 + (i % kPerRow) * Vec16<T>::kCount;
-        const bool inside = i < kDirectTileC * kPerRow && c < p.dim && t < p.seqlen;
-        v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + c * p.x_dim_stride + t) : make_uint4(0, 0, 0, 0);
-    }
+        for (int k = 0; k < kIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            const int c = c0 + i / kPerRow;
+            const int t = t0 + (i % kPerRow) * Vec16<T>::kCount;
+            const bool inside = i < kDirectTileC * kPerRow && c < p.dim && t < p.seqlen;
+            v[k].raw = inside ? *reinterpret_cast<const uint4 *>(xb + c * p.x_dim_stride + t) : make_uint4(0, 0, 0, 0);
+        }
 #pragma unroll
-    for (int k = 0; k < kHaloIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        const int c = c0 + (halo > 0 ? i / halo : 0);
-        const int64_t tau = (int64_t)t0 - halo + (halo > 0 ? i % halo : 0);
-        const bool inside = i < halo * kDirectTileC && c < p.dim && tau >= 0;
-        h[k] = inside ? to_float(xb[c * p.x_dim_stride + tau]) : 0.f;
-    }
-#pragma unroll
-    for (int k = 0; k < kIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        if (i < kDirectTileC * kPerRow) {
-            float *dst = window + (halo + (i % kPerRow) * Vec16<T>::kCount) * kDirectStride + i / kPerRow;
-#pragma unroll
-            for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e * kDirectStride] = v[k].get(e);
+        for (int k = 0; k < kHaloIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            const int c = c0 + (halo > 0 ? i / halo : 0);
+            const int64_t tau = (int64_t)t0 - halo + (halo > 0 ? i % halo : 0);
+            const bool inside = i < halo * kDirectTileC && c < p.dim && tau >= 0;
+            h[k] = inside ? to_float(xb[c * p.x_dim_stride + tau]) : 0.f;
         }
     }
+    __device__ void commit(float *window) const {
 #pragma unroll
-    for (int k = 0; k < kHaloIters; ++k) {
-        const int i = threadIdx.x + k * kDirectThreads;
-        if (i < halo * kDirectTileC) window[(i % halo) * kDirectStride + i / halo] = h[k];
+        for (int k = 0; k < kIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            if (i < kDirectTileC * kPerRow) {
+                float *dst = window + (halo + (i % kPerRow) * Vec16<T>::kCount) * kDirectStride + i / kPerRow;
+#pragma unroll
+                for (int e = 0; e < Vec16<T>::kCount; ++e) dst[e * kDirectStride] = v[k].get(e);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < kHaloIters; ++k) {
+            const int i = threadIdx.x + k * kDirectThreads;
+            if (i < halo * kDirectTileC) window[(i % halo) * kDirectStride + i / halo] = h[k];
+        }
     }
+};
+
+// The vector load of one layout, and whether a kernel prefetches: with compiled widths
+// (one tap pass) the next tile's loads are issued before the current tile is computed.
+template <typename T, bool kChannelLast, typename Traits>
+using VectorLoad = typename std::conditional<kChannelLast, ChannelLastLoad<T, Traits>, ChannelFirstLoad<T, Traits>>::type;
+
+template <bool kVectorLoad, int kWidth>
+struct DirectPrefetch {
+    static constexpr bool value = kVectorLoad && kWidth > 0;
+};
+
+// Tile index -> (batch, first channel, first time).
+struct DirectTileCoords {
+    int64_t b;
+    int c0;
+    int t0;
+    __device__ DirectTileCoords(int64_t tile, int64_t t_tiles, int64_t c_tiles)
+        : b(tile / (t_tiles * c_tiles)),
+          c0((int)((tile / t_tiles) % c_tiles) * kDirectTileC),
+          t0((int)(tile % t_tiles) * kDirectTileT) {}
+};
+
+template <typename T, bool kChannelLast, typename Traits>
+__device__ inline void issue_vector_load(VectorLoad<T, kChannelLast, Traits> &stage,
+                                         const hipconv_conv1d_direct_params &p, const T *x,
+                                         const DirectTileCoords &at) {
+    const T *xb = x + at.b * p.x_batch_stride;
+    if constexpr (kChannelLast)
+        // The first tap pass: taps 0 .. min(width, pass) - 1.
+        stage.issue(p, xb, at.c0, (int64_t)at.t0 - (p.width - 1), kDirectTileT + min(Traits::kTaps, p.width) - 1);
+    else
+        stage.issue(p, xb, at.c0, at.t0);
 }
 
 template <typename T, bool kChannelLast, int kWidth, bool kVectorLoad>
@@ -191,11 +242,16 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
     const int64_t t_tiles = ceil_div(p.seqlen, kDirectTileT);
     const int64_t c_tiles = ceil_div(p.dim, kDirectTileC);
     const int64_t tiles = t_tiles * c_tiles * p.batch;
+    constexpr bool kPrefetch = DirectPrefetch<kVectorLoad, kWidth>::value;
+
+    VectorLoad<T, kChannelLast, Traits> stage;
+    if (kVectorLoad && blockIdx.x < tiles)
+        issue_vector_load<T, kChannelLast, Traits>(stage, p, x, DirectTileCoords(blockIdx.x, t_tiles, c_tiles));
 
     for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const int t0 = (int)(tile % t_tiles) * kDirectTileT;
-        const int c0 = (int)((tile / t_tiles) % c_tiles) * kDirectTileC;
-        const int64_t b = tile / (t_tiles * c_tiles);
+        const DirectTileCoords at(tile, t_tiles, c_tiles);
+        const int t0 = at.t0, c0 = at.c0;
+        const int64_t b = at.b;
         const T *xb = x + b * p.x_batch_stride;
 
         float acc[kDirectRun];
@@ -207,12 +263,15 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
             const int rows = kDirectTileT + taps - 1;
             const int64_t tau0 = (int64_t)t0 + tap0 - (p.width - 1);  // time of window row 0
 
-            if constexpr (!kVectorLoad)
+            if constexpr (!kVectorLoad) {
                 load_window_scalar<T, kChannelLast, Traits::kRows>(window, p, xb, c0, tau0, rows);
-            else if constexpr (kChannelLast)
-                load_window_channel_last<T, Traits::kRows>(window, p, xb, c0, tau0, rows);
-            else
-                load_window_channel_first<T, Traits::kTaps>(window, p, xb, c0, t0);
+            } else {
+                // Generic widths may take several passes: reload for each (no prefetch).
+                if (!kPrefetch && tap0 > 0) {
+                    if constexpr (kChannelLast) stage.issue(p, xb, c0, tau0, rows);
+                }
+                stage.commit(window);
+            }
             for (int i = threadIdx.x; i < kDirectTileC * taps; i += kDirectThreads) {
                 const int c = c0 + i / taps;
                 const int tap = i % taps;
@@ -220,6 +279,12 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
                     c < p.dim ? to_float(w[(int64_t)c * p.width + tap0 + tap]) : 0.f;
             }
             __syncthreads();
+            if constexpr (kPrefetch) {
+                // The next tile's loads fly while this one is computed and stored.
+                if (tile + gridDim.x < tiles)
+                    issue_vector_load<T, kChannelLast, Traits>(stage, p, x,
+                                                               DirectTileCoords(tile + gridDim.x, t_tiles, c_tiles));
+            }
 
             const float *column = window + run * kDirectRun * kDirectStride + cl;
             const float *taps_of_c = weights + cl * Traits::kWeightStride;
@@ -245,6 +310,12 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
                 }
             }
             __syncthreads();
+        }
+        if constexpr (kVectorLoad && !kPrefetch) {
+            // Without prefetch, the next tile's loads are issued here (nothing to overlap).
+            if (tile + gridDim.x < tiles)
+                issue_vector_load<T, kChannelLast, Traits>(stage, p, x,
+                                                           DirectTileCoords(tile + gridDim.x, t_tiles, c_tiles));
         }
 
         const int c = c0 + cl;
@@ -278,11 +349,18 @@ bool vector_loads_fit(const hipconv_conv1d_direct_params &p, int taps_per_pass) 
 template <typename T, bool kChannelLast, int kWidth>
 hipconv_status_t launch_direct_width(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
     const int64_t tiles = ceil_div(p.seqlen, kDirectTileT) * ceil_div(p.dim, kDirectTileC) * p.batch;
-    const dim3 grid(grid_blocks(tiles)), block(kDirectThreads);
-    if (vector_loads_fit<T, kChannelLast>(p, DirectTraits<kWidth>::kTaps))
-        hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, true>), grid, block, 0, stream, p);
-    else
-        hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, false>), grid, block, 0, stream, p);
+    const dim3 block(kDirectThreads);
+    if (vector_loads_fit<T, kChannelLast>(p, DirectTraits<kWidth>::kTaps)) {
+        // One resident wave: each block walks several tiles, loading the next while
+        // computing the current.
+        auto kernel = conv1d_direct_kernel<T, kChannelLast, kWidth, true>;
+        int64_t resident = 0;
+        HIPCONV_RETURN_IF_ERROR(resident_blocks(kernel, kDirectThreads, &resident));
+        hipLaunchKernelGGL(kernel, dim3(grid_blocks(tiles < resident ? tiles : resident)), block, 0, stream, p);
+    } else {
+        hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, false>), dim3(grid_blocks(tiles)), block, 0,
+                           stream, p);
+    }
     return last_launch_status();
 }
 
