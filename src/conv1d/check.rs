@@ -106,6 +106,9 @@ pub(crate) fn forward_buffers<T: Element>(
     buffer("y", y, device, s.x_len(), describe)
 }
 
+/// What `Error::Unsupported` from `Im2colGemm` suggests instead.
+const USE_DIRECT: &str = "; use Algorithm::Direct (or Auto), which supports it";
+
 /// `Auto` resolved, and the chosen algorithm able to run these options on this device.
 pub(crate) fn resolve_algorithm<T: Element>(device: &Device, options: &ConvOptions) -> Result<Algorithm> {
     match options.algorithm {
@@ -114,8 +117,7 @@ pub(crate) fn resolve_algorithm<T: Element>(device: &Device, options: &ConvOptio
         // wins on a memory-bound problem (docs/PERFORMANCE.md has the measurements).
         Algorithm::Auto | Algorithm::Direct => Ok(Algorithm::Direct),
         Algorithm::Im2colGemm => {
-            const HINT: &str = "; use Algorithm::Direct (or Auto), which supports it";
-            let unsupported = |what: String| Err(Error::Unsupported { op: "Im2colGemm", what, hint: HINT });
+            let unsupported = |what: String| Err(Error::Unsupported { op: "Im2colGemm", what, hint: USE_DIRECT });
             if options.layout != Layout::ChannelFirst {
                 return unsupported(format!("layout {}", options.layout));
             }
@@ -131,11 +133,7 @@ pub(crate) fn resolve_algorithm<T: Element>(device: &Device, options: &ConvOptio
 /// The explicit pipeline's GEMM epilogue has no bias.
 pub(crate) fn im2col_bias<T: Element>(bias: Option<&Buffer<T>>) -> Result<()> {
     match bias {
-        Some(_) => Err(Error::Unsupported {
-            op: "Im2colGemm",
-            what: String::from("bias"),
-            hint: "; use Algorithm::Direct (or Auto), which supports it",
-        }),
+        Some(_) => Err(Error::Unsupported { op: "Im2colGemm", what: String::from("bias"), hint: USE_DIRECT }),
         None => Ok(()),
     }
 }
