@@ -86,13 +86,14 @@ pub(crate) fn dense_weight<T: Element>(s: &ConvShape, w: &[T], b: &mut [T]) {
 /// y[batch, n, t] = sum_k a[batch*seqlen + t, k] * b[n, k]  (the GEMM with its conv epilogue)
 pub(crate) fn gemm_abt<T: Element>(s: &ConvShape, a: &[T], b: &[T], y: &mut [T]) {
     let k = s.width * s.dim;
+    // Convert each operand once (M·K + N·K conversions) rather than per multiply-add.
+    let (a, b): (Vec<f32>, Vec<f32>) = (a.iter().map(|v| v.to_f32()).collect(), b.iter().map(|v| v.to_f32()).collect());
     for_each_row(y, s.seqlen, |row, y_row| {
         let (batch, n) = (row / s.dim, row % s.dim);
         let b_row = &b[n * k..(n + 1) * k];
         for (t, out) in y_row.iter_mut().enumerate() {
             let a_row = &a[(batch * s.seqlen + t) * k..(batch * s.seqlen + t + 1) * k];
-            let acc: f32 = a_row.iter().zip(b_row).map(|(&av, &bv)| av.to_f32() * bv.to_f32()).sum();
-            *out = T::from_f32(acc);
+            *out = T::from_f32(a_row.iter().zip(b_row).map(|(av, bv)| av * bv).sum());
         }
     });
 }
