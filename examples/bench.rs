@@ -12,7 +12,7 @@
 //! written). GEMM rows also give the TFLOP/s their GEMM executes.
 
 use hipconv::half::{bf16, f16};
-use hipconv::{Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, Device, Element, Layout, Stream};
+use hipconv::{Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -30,7 +30,7 @@ const MAX_SETS: usize = 256;
 
 struct Row {
     shape: ConvShape,
-    dtype: &'static str,
+    dtype: DType,
     layout: Layout,
     algorithm: Algorithm,
     sets: usize,
@@ -98,11 +98,7 @@ fn bench_row<T: Element>(
     let gemm_flops = (options.algorithm == Algorithm::Im2colGemm).then_some(2.0 * (g.m * g.n * g.k) as f64);
     Ok(Row {
         shape,
-        dtype: match T::DTYPE {
-            hipconv::DType::F16 => "f16",
-            hipconv::DType::BF16 => "bf16",
-            hipconv::DType::F32 => "f32",
-        },
+        dtype: T::DTYPE,
         layout: options.layout,
         algorithm: conv.options().algorithm,
         sets,
@@ -184,7 +180,7 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
             table,
             "{:<22} {:<5} {:<13} {:<12} {:>10.2} {:>10.2} {:>9.0} {:>7.1}% {:>8} {:>5}",
             format!("({},{},{},{})", s.batch, s.dim, s.seqlen, s.width),
-            r.dtype,
+            r.dtype.to_string(),
             r.layout.to_string(),
             r.algorithm.to_string(),
             r.median_us,

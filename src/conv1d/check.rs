@@ -84,6 +84,14 @@ pub(crate) fn buffer<T: Element>(
     Ok(())
 }
 
+/// The layout of x and y, with sizes, for error messages.
+pub(crate) fn describe_x(s: &ConvShape, layout: Layout) -> String {
+    match layout {
+        Layout::ChannelFirst => format!("channel-first [batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen),
+        Layout::ChannelLast => format!("channel-last [batch {}, seqlen {}, dim {}]", s.batch, s.seqlen, s.dim),
+    }
+}
+
 /// x, w, bias and y of a forward call.
 pub(crate) fn forward_buffers<T: Element>(
     s: &ConvShape,
@@ -94,10 +102,7 @@ pub(crate) fn forward_buffers<T: Element>(
     bias: Option<&Buffer<T>>,
     y: &Buffer<T>,
 ) -> Result<()> {
-    let describe = || match layout {
-        Layout::ChannelFirst => format!("channel-first [batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen),
-        Layout::ChannelLast => format!("channel-last [batch {}, seqlen {}, dim {}]", s.batch, s.seqlen, s.dim),
-    };
+    let describe = || describe_x(s, layout);
     buffer("x", x, device, s.x_len(), describe)?;
     buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))?;
     if let Some(bias) = bias {

@@ -7,7 +7,7 @@
 //! | `preprocess_weight` | w `[dim, width]`             | B `[dim, width·dim]`           |
 //! | `gemm_abt`          | A, B                         | y `[batch, dim, seqlen]`       |
 
-use super::{check, host, ConvOptions, ConvShape};
+use super::{check, host, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::DeviceId;
 use crate::element::Element;
@@ -17,7 +17,7 @@ use crate::stream::Stream;
 /// Input preprocessing: `A[b·seqlen + t, tap·dim + c] = x[b, c, t + tap − (width−1)]`, 0 before t = 0.
 pub fn preprocess_input<T: Element>(stream: &Stream, s: &ConvShape, x: &Buffer<T>, a: &mut Buffer<T>) -> Result<()> {
     let device = checked_stage::<T>(stream, s, "preprocess_input")?;
-    check::buffer("x", x, device, s.x_len(), || format!("[batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen))?;
+    check::buffer("x", x, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
     check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
     run_preprocess_input(stream, s, x, a)
 }
@@ -41,7 +41,7 @@ pub fn gemm_abt<T: Element>(
     let device = checked_stage::<T>(stream, s, "gemm_abt")?;
     check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
     check::buffer("b", b, device, s.b_len(), || b_layout(s))?;
-    check::buffer("y", y, device, s.x_len(), || format!("[batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen))?;
+    check::buffer("y", y, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
     run_gemm_abt(stream, s, a, b, y)
 }
 
