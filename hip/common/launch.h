@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <atomic>
+
 #include "compat.h"
 #include "hipconv.h"
 
@@ -26,15 +28,25 @@ inline unsigned grid_blocks(int64_t work) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+constexpr int kMaxCachedDevices = 64;
+
 // Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
 // grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
+// The answer is fixed for a (kernel, device) while the process runs, so the caller keeps
+// one `cache` per kernel (zero-initialised, a slot per device) and the runtime is asked
+// once per device instead of on every launch.
 template <typename Kernel>
-hipError_t resident_blocks(Kernel kernel, int threads, int64_t *blocks) {
+hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&cache)[kMaxCachedDevices],
+                           int64_t *blocks) {
     int device = 0, sms = 0, per_sm = 0;
     hipError_t err = hipGetDevice(&device);
-    if (err == hipSuccess) err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+    if (err != hipSuccess) return err;
+    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
+    if (cacheable && (*blocks = cache[device].load(std::memory_order_relaxed)) > 0) return hipSuccess;
+    err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
     if (err == hipSuccess) err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
     *blocks = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    if (err == hipSuccess && cacheable) cache[device].store(*blocks, std::memory_order_relaxed);
     return err;
 }
 

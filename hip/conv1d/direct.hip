@@ -354,8 +354,9 @@ hipconv_status_t launch_direct_width(const hipconv_conv1d_direct_params &p, hipS
         // One resident wave: each block walks several tiles, loading the next while
         // computing the current.
         auto kernel = conv1d_direct_kernel<T, kChannelLast, kWidth, true>;
+        static std::atomic<int64_t> resident_cache[kMaxCachedDevices];  // one per kernel
         int64_t resident = 0;
-        HIPCONV_RETURN_IF_ERROR(resident_blocks(kernel, kDirectThreads, &resident));
+        HIPCONV_RETURN_IF_ERROR(resident_blocks(kernel, kDirectThreads, resident_cache, &resident));
         hipLaunchKernelGGL(kernel, dim3(grid_blocks(tiles < resident ? tiles : resident)), block, 0, stream, p);
     } else {
         hipLaunchKernelGGL((conv1d_direct_kernel<T, kChannelLast, kWidth, false>), dim3(grid_blocks(tiles)), block, 0,
