@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 const KERNEL_SOURCES: &[&str] = &[
     "hip/runtime/runtime.hip",
     "hip/conv1d/direct.hip",
+    "hip/conv1d/fused_gemm.hip",
     "hip/conv1d/preprocess_input.hip",
     "hip/conv1d/preprocess_weight.hip",
     "hip/gemm/gemm_abt.hip",
@@ -144,6 +145,7 @@ fn generate_bindings() {
         .header("hip/include/hipconv.h")
         .allowlist_function("hipconv_.*")
         .allowlist_type("hipconv_.*")
+        .allowlist_var("HIPCONV_.*")
         .derive_default(true)
         .generate()
         .expect("bindgen could not parse hip/include/hipconv.h (is libclang installed?)")

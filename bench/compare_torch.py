@@ -112,7 +112,8 @@ def main():
         return None
 
     rows = []
-    header = (f"{'shape (b,d,s,w)':<22} {'dtype':<5} {'direct cf':>10} {'direct cl':>10} {'im2col':>10} "
+    header = (f"{'shape (b,d,s,w)':<22} {'dtype':<5} {'direct cf':>10} {'direct cl':>10} {'fused cf':>10} "
+              f"{'fused cl':>10} {'im2col':>10} "
               f"{'torch conv':>10} {'torch unfold':>12} {'floor':>8} {'cf %copy':>8} {'conv/direct':>11}")
     print(header)
     for shape in SHAPES:
@@ -125,13 +126,17 @@ def main():
             floor_us = (2 * b * d * s + d * w) * elem / copy_bw * 1e6
             cf = ours_us(shape, name, "channel_first", "direct")
             cl = ours_us(shape, name, "channel_last", "direct")
+            fcf = ours_us(shape, name, "channel_first", "fused_gemm")
+            fcl = ours_us(shape, name, "channel_last", "fused_gemm")
             im2col = ours_us(shape, name, "channel_first", "im2col_gemm")
             fmt = lambda v: "-" if v is None else f"{v:.2f}"
-            print(f"{str(shape):<22} {name:<5} {fmt(cf):>10} {fmt(cl):>10} {fmt(im2col):>10} {conv_us:>10.2f} "
+            print(f"{str(shape):<22} {name:<5} {fmt(cf):>10} {fmt(cl):>10} {fmt(fcf):>10} {fmt(fcl):>10} "
+                  f"{fmt(im2col):>10} {conv_us:>10.2f} "
                   f"{fmt(unfold_us):>12} {floor_us:>8.2f} {100 * floor_us / cf if cf else 0:>7.1f}% "
                   f"{conv_us / cf if cf else 0:>10.2f}x")
             rows.append({"shape": shape, "dtype": name, "torch_conv1d_us": conv_us, "torch_unfold_matmul_us": unfold_us,
-                         "ours_direct_cf_us": cf, "ours_direct_cl_us": cl, "ours_im2col_us": im2col,
+                         "ours_direct_cf_us": cf, "ours_direct_cl_us": cl, "ours_fused_cf_us": fcf,
+                         "ours_fused_cl_us": fcl, "ours_im2col_us": im2col,
                          "floor_us": floor_us, "sets": sets})
             torch.cuda.empty_cache()
     with open(args.json, "w") as f:

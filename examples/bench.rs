@@ -9,7 +9,8 @@
 //! reports the median replay time / K. Bytes are the floor every algorithm must move:
 //! x read once, y written once, w (and bias) read once. GB/s = bytes / time, and % copy
 //! compares that with a device-to-device copy measured in the same run (bytes read +
-//! written). GEMM rows also give the TFLOP/s their GEMM executes.
+//! written). GEMM rows (Im2colGemm, FusedGemm) also give the TFLOP/s their matrix
+//! instructions execute (FusedGemm: 2·K per output, zeros of the Toeplitz band included).
 
 use hipconv::half::{bf16, f16};
 use hipconv::{Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream};
@@ -95,7 +96,12 @@ fn bench_row<T: Element>(
     })?;
     let (ms, min_ms) = time_ms(stream, reps, || graph.launch(stream))?;
     let g = shape.gemm();
-    let gemm_flops = (options.algorithm == Algorithm::Im2colGemm).then_some(2.0 * (g.m * g.n * g.k) as f64);
+    let gemm_flops = match conv.options().algorithm {
+        Algorithm::Im2colGemm => Some(2.0 * (g.m * g.n * g.k) as f64),
+        // One K = 16 + H long dot product per output (H: width-1 rounded up to 16).
+        Algorithm::FusedGemm => Some(2.0 * (shape.x_len() * (16 + 16 * (shape.width - 1).div_ceil(16))) as f64),
+        _ => None,
+    };
     Ok(Row {
         shape,
         dtype: T::DTYPE,
@@ -148,15 +154,16 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
         copy_bw / 1e9
     );
 
-    let direct = ConvOptions::default().algorithm(Algorithm::Direct);
     let mut rows = Vec::new();
     for &(b, d, s, w) in SHAPES.iter().take(if quick { 3 } else { SHAPES.len() }) {
         let shape = ConvShape::new(b, d, s, w);
-        for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
-            let options = direct.layout(layout);
-            rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
-            rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
-            rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
+        for algorithm in [Algorithm::Direct, Algorithm::FusedGemm] {
+            for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+                let options = ConvOptions::default().algorithm(algorithm).layout(layout);
+                rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
+                rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
+                rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
+            }
         }
         let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
         rows.push(bench_row::<f16>(&device, &stream, shape, im2col, reps)?);

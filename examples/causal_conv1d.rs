@@ -5,7 +5,7 @@
 //!     cargo run --release --features verify_host --example causal_conv1d   # + preprocessing checks
 //!
 //! Options: --batch N --dim N --seqlen N --width N --reps N (timed forwards) --host (force
-//! the host backend) --gpu N (require GPU N; fail if absent) --algorithm im2col_gemm|direct|auto
+//! the host backend) --gpu N (require GPU N; fail if absent) --algorithm im2col_gemm|fused_gemm|direct|auto
 //! (default im2col_gemm, the seed's pipeline). Default device: GPU 0 if one is usable, else
 //! the host backend, which the output then says.
 
@@ -50,16 +50,11 @@ fn parse_options() -> Result<Options, String> {
             "--host" => options.device = DeviceChoice::Host,
             "--gpu" => options.device = DeviceChoice::Gpu(value("--gpu")? as u32),
             "--algorithm" => {
-                options.algorithm = match args.next().as_deref() {
-                    Some("im2col_gemm") => Algorithm::Im2colGemm,
-                    Some("direct") => Algorithm::Direct,
-                    Some("auto") => Algorithm::Auto,
-                    other => return Err(format!("--algorithm expects im2col_gemm, direct or auto, got {other:?}")),
-                }
+                options.algorithm = args.next().unwrap_or_default().parse()?;
             }
             "-h" | "--help" => return Err(String::from(
                 "usage: causal_conv1d [--batch N] [--dim N] [--seqlen N] [--width N] [--reps N] [--host | --gpu N] \
-                     [--algorithm im2col_gemm|direct|auto]",
+                     [--algorithm im2col_gemm|fused_gemm|direct|auto]",
             )),
             other => return Err(format!("unknown option {other:?} (try --help)")),
         }
@@ -145,6 +140,7 @@ fn run(options: Options) -> hipconv::Result<bool> {
     let tile = match (conv.options().algorithm, device.is_gpu(), GemmTileConfig::compiled()) {
         (Algorithm::Im2colGemm, true, Some(config)) => config.to_string(),
         (Algorithm::Im2colGemm, _, _) => String::from("host im2col + host GEMM"),
+        (Algorithm::FusedGemm, _, _) => String::from("fused_gemm: implicit im2col, 16x16xK tiles per channel"),
         (algorithm, _, _) => format!("{algorithm} kernel, no GEMM"),
     };
     println!("[{}x{}x{}, {tile}], {}", gemm.m, gemm.n, gemm.k, if valid { "valid" } else { "INVALID" });

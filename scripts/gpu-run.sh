@@ -39,11 +39,19 @@ if command -v compute-sanitizer >/dev/null; then
         step memcheck-stages compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
         step racecheck-stages compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --test-threads=1
     done
+    # The forward kernels (Direct, FusedGemm; vector and element paths, both layouts).
+    for t in tests/forward-*; do
+        for tool in memcheck racecheck; do
+            step "$tool-forward" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1 \
+                seed_shape_matches_reference_with_every_algorithm channel_last_is_the_same_function_as_channel_first
+        done
+    done
 fi
 step example-verify-host examples/causal_conv1d_verify_host
 step example examples/causal_conv1d
 step example-large examples/causal_conv1d --batch 4 --dim 300 --seqlen 5000 --width 8
 step example-direct examples/causal_conv1d --algorithm direct
+step example-fused examples/causal_conv1d --algorithm fused_gemm
 if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     step bench examples/bench --json "$out/bench.json"
     [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"

@@ -154,6 +154,23 @@ fn im2col_pipeline_names_what_it_does_not_support() {
 }
 
 #[test]
+fn fused_gemm_names_the_widest_kernel_it_takes() {
+    let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
+    for device in devices("fused_gemm_names_the_widest_kernel_it_takes") {
+        let options = ConvOptions::default().algorithm(Algorithm::FusedGemm);
+        let err = CausalConv1d::<f16>::with_options(&device, ConvShape::new(1, 8, 64, max + 1), options).unwrap_err();
+        match &err {
+            Error::Unsupported { op: "FusedGemm", what, .. } => {
+                assert_eq!(what, &format!("width {} (at most {max})", max + 1));
+                assert!(err.to_string().contains("Direct"), "{err}");
+            }
+            other => panic!("expected Unsupported from FusedGemm, got {other:?}"),
+        }
+        assert!(CausalConv1d::<f16>::with_options(&device, ConvShape::new(1, 8, 64, max), options).is_ok());
+    }
+}
+
+#[test]
 fn wrong_bias_length_is_rejected() {
     let shape = ConvShape::new(1, 6, 9, 3);
     for device in devices("wrong_bias_length_is_rejected") {

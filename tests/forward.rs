@@ -50,20 +50,26 @@ fn assert_accurate<T: Element>(device: &Device, case: Case, rng: &mut Rng) {
     assert!(err <= tol, "{} {case:?} on {}: rel error {err:.3e} > {tol:.0e}", T::DTYPE, device.id());
 }
 
-/// Every Direct configuration of a shape: both layouts, with and without bias + SiLU.
-fn direct_cases(shape: ConvShape) -> impl Iterator<Item = Case> {
-    [Layout::ChannelFirst, Layout::ChannelLast]
-        .into_iter()
-        .flat_map(move |layout| [false, true].map(|epilogue| Case::new(shape, Algorithm::Direct, layout, epilogue)))
+/// The algorithms that take every dtype, layout, bias and activation.
+const FAST_PATHS: [Algorithm; 2] = [Algorithm::Direct, Algorithm::FusedGemm];
+
+/// Every fast-path configuration of a shape: both algorithms and layouts, with and
+/// without bias + SiLU.
+fn fast_cases(shape: ConvShape) -> impl Iterator<Item = Case> {
+    FAST_PATHS.into_iter().flat_map(move |algorithm| {
+        [Layout::ChannelFirst, Layout::ChannelLast]
+            .into_iter()
+            .flat_map(move |layout| [false, true].map(|epilogue| Case::new(shape, algorithm, layout, epilogue)))
+    })
 }
 
 fn im2col_case(shape: ConvShape) -> Case {
     Case::new(shape, Algorithm::Im2colGemm, Layout::ChannelFirst, false)
 }
 
-/// Shapes at the kernels' tile edges (direct: 64 t x 64 c, runs of 16; im2col: 32 t x 32 c x
-/// 8 taps; GEMM 64 x 64 x 32, vector path when width*dim % 8 == 0), degenerate ones, and
-/// large aligned ones.
+/// Shapes at the kernels' tile edges (direct: 64 t x 64 c, runs of 16; fused GEMM: 256 t x
+/// 32 c, history steps of 16 so widths 17 / 18; im2col: 32 t x 32 c x 8 taps; GEMM 64 x 64 x
+/// 32, vector path when width*dim % 8 == 0), degenerate ones, and large aligned ones.
 fn edge_shapes() -> Vec<ConvShape> {
     [
         (1, 1, 1, 1),
@@ -80,6 +86,10 @@ fn edge_shapes() -> Vec<ConvShape> {
         (4, 17, 129, 1),
         (1, 128, 96, 4),
         (2, 200, 333, 6),
+        (1, 33, 257, 17),
+        (2, 9, 256, 18),
+        (3, 31, 255, 16),
+        (1, 40, 512, 2),
         // Vector-aligned (dim and seqlen multiples of 8) with more tiles than one resident
         // wave of blocks: the direct kernel's prefetch of the next tile.
         (4, 512, 2048, 3),
@@ -96,7 +106,7 @@ fn seed_shape_matches_reference_with_every_algorithm() {
     let seed = ConvShape::new(1, 64, 2048, 4);
     for device in devices("seed_shape_matches_reference_with_every_algorithm") {
         assert_accurate::<f16>(&device, im2col_case(seed), &mut rng);
-        for case in direct_cases(seed) {
+        for case in fast_cases(seed) {
             assert_accurate::<f16>(&device, case, &mut rng);
         }
     }
@@ -112,7 +122,7 @@ fn edge_shapes_match_reference_f16() {
             if device.is_gpu() || g.m * g.n * g.k <= 200_000_000 {
                 assert_accurate::<f16>(&device, im2col_case(shape), &mut rng);
             }
-            for case in direct_cases(shape) {
+            for case in fast_cases(shape) {
                 assert_accurate::<f16>(&device, case, &mut rng);
             }
         }
@@ -123,7 +133,7 @@ fn edge_shapes_match_reference_f16() {
 fn edge_shapes_match_reference_bf16_f32() {
     let mut rng = Rng::new(fresh_seed("edge_shapes_match_reference_bf16_f32"));
     for device in devices("edge_shapes_match_reference_bf16_f32") {
-        for case in edge_shapes().into_iter().flat_map(direct_cases) {
+        for case in edge_shapes().into_iter().flat_map(fast_cases) {
             assert_accurate::<bf16>(&device, case, &mut rng);
             assert_accurate::<f32>(&device, case, &mut rng);
         }
@@ -139,6 +149,12 @@ fn random_shapes_match_reference() {
             let layout = if rng.range(0, 1) == 0 { Layout::ChannelFirst } else { Layout::ChannelLast };
             let epilogue = rng.range(0, 1) == 1;
             assert_accurate::<f16>(&device, Case::new(shape, Algorithm::Direct, layout, epilogue), &mut rng);
+            let fused = Case::new(shape, Algorithm::FusedGemm, layout, epilogue);
+            match i % 3 {
+                0 => assert_accurate::<f16>(&device, fused, &mut rng),
+                1 => assert_accurate::<bf16>(&device, fused, &mut rng),
+                _ => assert_accurate::<f32>(&device, fused, &mut rng),
+            }
             match i % 3 {
                 0 => assert_accurate::<bf16>(&device, Case::new(shape, Algorithm::Auto, layout, epilogue), &mut rng),
                 1 => assert_accurate::<f32>(&device, Case::new(shape, Algorithm::Auto, layout, epilogue), &mut rng),
@@ -156,13 +172,14 @@ fn every_width_from_1_to_64_matches_reference() {
     for device in devices("every_width_from_1_to_64_matches_reference") {
         for width in 1..=64 {
             let shape = ConvShape::new(2, 37, 150, width);
-            for case in direct_cases(shape) {
+            for case in fast_cases(shape) {
                 assert_accurate::<f16>(&device, case, &mut rng);
             }
         }
-        // Widths past one 32-tap chunk and past the sequence, in f32 (tight tolerance).
-        for width in [65, 100, 257] {
-            for case in direct_cases(ConvShape::new(1, 70, 200, width)) {
+        // Widths past one 32-tap chunk and past the sequence, in f32 (tight tolerance), up to
+        // FusedGemm's widest.
+        for width in [65, 100, 257, hipconv::conv1d::FUSED_GEMM_MAX_WIDTH] {
+            for case in fast_cases(ConvShape::new(1, 70, 200, width)) {
                 assert_accurate::<f32>(&device, case, &mut rng);
             }
         }
@@ -179,7 +196,7 @@ fn hand_computed_values_with_width_beyond_seqlen() {
     // channel 1 taps (.., 2, -2): y0 = -2*-1, y1 = 2*-1 - 2*.5, y2 = 1*-1 + 2*.5 - 2*.25
     let expected = [4.0, 7.0, 12.0, 2.0, -3.0, -0.5];
     for device in devices("hand_computed_values_with_width_beyond_seqlen") {
-        for algorithm in [Algorithm::Im2colGemm, Algorithm::Direct] {
+        for algorithm in [Algorithm::Im2colGemm, Algorithm::FusedGemm, Algorithm::Direct] {
             let stream = device.stream().unwrap();
             let (xb, wb) = (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap());
             let mut y = device.upload(&stream, &[nan::<f16>(); 6]).unwrap();
@@ -223,20 +240,22 @@ fn channel_last_is_the_same_function_as_channel_first() {
     }
     for device in devices("channel_last_is_the_same_function_as_channel_first") {
         let stream = device.stream().unwrap();
-        let run = |layout: Layout, x: &[f32]| {
-            let x = device.upload(&stream, x).unwrap();
-            let w = device.upload(&stream, &w).unwrap();
-            let mut y = device.upload(&stream, &vec![f32::NAN; s.x_len()]).unwrap();
-            let options = ConvOptions::default().layout(layout);
-            CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
-            y.to_vec(&stream).unwrap()
-        };
-        let (y_cf, y_cl) = (run(Layout::ChannelFirst, &x_cf), run(Layout::ChannelLast, &x_cl));
-        for (b, c, t) in (0..s.batch).flat_map(|b| (0..s.dim).flat_map(move |c| (0..s.seqlen).map(move |t| (b, c, t))))
-        {
-            let (cf, cl) =
-                (y_cf[index(&s, Layout::ChannelFirst, b, c, t)], y_cl[index(&s, Layout::ChannelLast, b, c, t)]);
-            assert_eq!(cf.to_bits(), cl.to_bits(), "y[{b},{c},{t}] on {}", device.id());
+        for algorithm in FAST_PATHS {
+            let run = |layout: Layout, x: &[f32]| {
+                let x = device.upload(&stream, x).unwrap();
+                let w = device.upload(&stream, &w).unwrap();
+                let mut y = device.upload(&stream, &vec![f32::NAN; s.x_len()]).unwrap();
+                let options = ConvOptions::default().layout(layout).algorithm(algorithm);
+                CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
+                y.to_vec(&stream).unwrap()
+            };
+            let (y_cf, y_cl) = (run(Layout::ChannelFirst, &x_cf), run(Layout::ChannelLast, &x_cl));
+            let all = (0..s.batch).flat_map(|b| (0..s.dim).flat_map(move |c| (0..s.seqlen).map(move |t| (b, c, t))));
+            for (b, c, t) in all {
+                let (cf, cl) =
+                    (y_cf[index(&s, Layout::ChannelFirst, b, c, t)], y_cl[index(&s, Layout::ChannelLast, b, c, t)]);
+                assert_eq!(cf.to_bits(), cl.to_bits(), "{algorithm}: y[{b},{c},{t}] on {}", device.id());
+            }
         }
     }
 }
@@ -246,9 +265,15 @@ fn forward_captured_in_a_graph_replays_with_new_inputs() {
     let Some(device) = gpu_device("forward_captured_in_a_graph_replays_with_new_inputs") else { return };
     let mut rng = Rng::new(fresh_seed("forward_captured_in_a_graph_replays_with_new_inputs"));
     let s = ConvShape::new(3, 130, 1000, 4);
-    let options = ConvOptions { algorithm: Algorithm::Auto, layout: Layout::ChannelLast, activation: Activation::Silu };
+    for algorithm in [Algorithm::Auto, Algorithm::FusedGemm] {
+        replay_forward_graph(&device, s, algorithm, &mut rng);
+    }
+}
+
+fn replay_forward_graph(device: &Device, s: ConvShape, algorithm: Algorithm, rng: &mut Rng) {
+    let options = ConvOptions { algorithm, layout: Layout::ChannelLast, activation: Activation::Silu };
     let stream = device.stream().unwrap();
-    let mut conv = CausalConv1d::<bf16>::with_options(&device, s, options).unwrap();
+    let mut conv = CausalConv1d::<bf16>::with_options(device, s, options).unwrap();
     let mut x = device.alloc::<bf16>(s.x_len()).unwrap();
     let mut w = device.alloc::<bf16>(s.w_len()).unwrap();
     let mut bias = device.alloc::<bf16>(s.dim).unwrap();
@@ -264,7 +289,7 @@ fn forward_captured_in_a_graph_replays_with_new_inputs() {
         graph.launch(&stream).unwrap();
         let reference = reference_conv(&s, Layout::ChannelLast, &x_host, &w_host, Some(&b_host), true);
         let err = rel_norm_error(&y.to_vec(&stream).unwrap(), &reference);
-        assert!(err <= tolerance(hipconv::DType::BF16), "graph replay rel error {err:.3e}");
+        assert!(err <= tolerance(hipconv::DType::BF16), "{algorithm} graph replay rel error {err:.3e}");
     }
 }
 

@@ -84,7 +84,7 @@ template <typename T> struct Vec16 {
 // Any strides: one element per load, lanes along the contiguous axis; all of a thread's loads
 // are in flight before the first store.
 template <typename T, bool kChannelLast, int kRows>
-__device__ inline void load_window_scalar(float *window, const hipconv_conv1d_direct_params &p, const T *xb, int c0,
+__device__ inline void load_window_scalar(float *window, const hipconv_conv1d_params &p, const T *xb, int c0,
                                           int64_t tau0, int rows) {
     constexpr int kIters = (kRows * kDirectTileC + kDirectThreads - 1) / kDirectThreads;
     float v[kIters];
@@ -117,7 +117,7 @@ struct ChannelLastLoad {
     Vec16<T> v[kIters];
     int rows;
 
-    __device__ void issue(const hipconv_conv1d_direct_params &p, const T *xb, int c0, int64_t tau0, int rows_) {
+    __device__ void issue(const hipconv_conv1d_params &p, const T *xb, int c0, int64_t tau0, int rows_) {
         rows = rows_;
 #pragma unroll
         for (int k = 0; k < kIters; ++k) {
@@ -152,7 +152,7 @@ struct ChannelFirstLoad {
     float h[kHaloIters > 0 ? kHaloIters : 1];
     int halo;
 
-    __device__ void issue(const hipconv_conv1d_direct_params &p, const T *xb, int c0, int t0) {
+    __device__ void issue(const hipconv_conv1d_params &p, const T *xb, int c0, int t0) {
         halo = p.width - 1;
 #pragma unroll
         for (int k = 0; k < kIters; ++k) {
@@ -212,7 +212,7 @@ struct DirectTileCoords {
 
 template <typename T, bool kChannelLast, typename Traits>
 __device__ inline void issue_vector_load(VectorLoad<T, kChannelLast, Traits> &stage,
-                                         const hipconv_conv1d_direct_params &p, const T *x,
+                                         const hipconv_conv1d_params &p, const T *x,
                                          const DirectTileCoords &at) {
     const T *xb = x + at.b * p.x_batch_stride;
     if constexpr (kChannelLast)
@@ -223,7 +223,7 @@ __device__ inline void issue_vector_load(VectorLoad<T, kChannelLast, Traits> &st
 }
 
 template <typename T, bool kChannelLast, int kWidth, bool kVectorLoad>
-__global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_conv1d_direct_params p) {
+__global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_conv1d_params p) {
     using Traits = DirectTraits<kWidth>;
     __shared__ float window[Traits::kRows * kDirectStride];
     __shared__ float weights[kDirectTileC * Traits::kWeightStride];
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
 // channel-first, the taps in one pass). Separate kernels, so the vector kernels do not
 // carry the scalar path's registers.
 template <typename T, bool kChannelLast>
-bool vector_loads_fit(const hipconv_conv1d_direct_params &p, int taps_per_pass) {
+bool vector_loads_fit(const hipconv_conv1d_params &p, int taps_per_pass) {
     constexpr int kVec = Vec16<T>::kCount;
     const bool aligned = (reinterpret_cast<uintptr_t>(p.x) & 15) == 0 && p.x_batch_stride % kVec == 0;
     if (kChannelLast) return aligned && p.x_dim_stride == 1 && p.dim % kVec == 0 && p.x_seq_stride % kVec == 0;
@@ -347,7 +347,7 @@ bool vector_loads_fit(const hipconv_conv1d_direct_params &p, int taps_per_pass) 
 }
 
 template <typename T, bool kChannelLast, int kWidth>
-hipconv_status_t launch_direct_width(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+hipconv_status_t launch_direct_width(const hipconv_conv1d_params &p, hipStream_t stream) {
     const int64_t tiles = ceil_div(p.seqlen, kDirectTileT) * ceil_div(p.dim, kDirectTileC) * p.batch;
     const dim3 block(kDirectThreads);
     if (vector_loads_fit<T, kChannelLast>(p, DirectTraits<kWidth>::kTaps)) {
@@ -366,7 +366,7 @@ hipconv_status_t launch_direct_width(const hipconv_conv1d_direct_params &p, hipS
 }
 
 template <typename T, bool kChannelLast>
-hipconv_status_t launch_direct_layout(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+hipconv_status_t launch_direct_layout(const hipconv_conv1d_params &p, hipStream_t stream) {
     switch (p.width) {
     case 2: return launch_direct_width<T, kChannelLast, 2>(p, stream);
     case 3: return launch_direct_width<T, kChannelLast, 3>(p, stream);
@@ -376,7 +376,7 @@ hipconv_status_t launch_direct_layout(const hipconv_conv1d_direct_params &p, hip
 }
 
 template <typename T>
-hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_direct_params &p, hipStream_t stream) {
+hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_params &p, hipStream_t stream) {
     if (p.x == nullptr || p.w == nullptr || p.y == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 ||
         p.width < 1)
         return (hipconv_status_t)hipErrorInvalidValue;

@@ -78,15 +78,16 @@ hipconv_status_t hipconv_stream_end_capture(hipconv_stream_t stream, hipconv_gra
 hipconv_status_t hipconv_graph_launch(hipconv_graph_exec_t exec, hipconv_stream_t stream);
 hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec);
 
-/* --------------------------------------- conv1d: direct (streaming) forward */
+/* ------------------------------------------------------- conv1d: forwards */
 
 /*
  * y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
  *   x, y: element strides per axis, so channel-first [batch, dim, seqlen] and
  *         channel-last [batch, seqlen, dim] are both views without a copy
  *   w [dim, width] contiguous; bias [dim] or NULL; silu: 0 or 1. fp32 accumulation.
+ * One params struct for every forward algorithm.
  */
-typedef struct hipconv_conv1d_direct_params {
+typedef struct hipconv_conv1d_params {
     const void *x;
     const void *w;
     const void *bias;
@@ -102,14 +103,30 @@ typedef struct hipconv_conv1d_direct_params {
     int64_t y_dim_stride;
     int64_t y_seq_stride;
     int32_t silu;
-} hipconv_conv1d_direct_params;
+} hipconv_conv1d_params;
 
-hipconv_status_t hipconv_conv1d_direct_f16(const hipconv_conv1d_direct_params *params,
+/* Direct: a streaming kernel on the vector units (hip/conv1d/direct.hip). Any width. */
+typedef hipconv_conv1d_params hipconv_conv1d_direct_params;
+hipconv_status_t hipconv_conv1d_direct_f16(const hipconv_conv1d_params *params,
                                            hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_direct_bf16(const hipconv_conv1d_direct_params *params,
+hipconv_status_t hipconv_conv1d_direct_bf16(const hipconv_conv1d_params *params,
                                             hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_direct_f32(const hipconv_conv1d_direct_params *params,
+hipconv_status_t hipconv_conv1d_direct_f32(const hipconv_conv1d_params *params,
                                            hipconv_stream_t stream);
+
+/*
+ * FusedGemm: implicit im2col GEMM on matrix cores (hip/conv1d/fused_gemm.hip): each tile
+ * multiplies its own channel's taps only. Widths 1 .. HIPCONV_FUSED_GEMM_MAX_WIDTH.
+ * fp32 is computed fp32-accurately (CDNA fp32 MFMA; 3xTF32 on NVIDIA).
+ */
+#define HIPCONV_FUSED_GEMM_MAX_WIDTH 512
+typedef hipconv_conv1d_params hipconv_conv1d_fused_gemm_params;
+hipconv_status_t hipconv_conv1d_fused_gemm_f16(const hipconv_conv1d_params *params,
+                                               hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_fused_gemm_bf16(const hipconv_conv1d_params *params,
+                                                hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_fused_gemm_f32(const hipconv_conv1d_params *params,
+                                               hipconv_stream_t stream);
 
 /* ------------------------------------------------- conv1d: input im2col */
 

@@ -111,16 +111,30 @@ pub(crate) fn forward_buffers<T: Element>(
     buffer("y", y, device, s.x_len(), describe)
 }
 
-/// What `Error::Unsupported` from `Im2colGemm` suggests instead.
+/// What `Error::Unsupported` from `Im2colGemm` or `FusedGemm` suggests instead.
 const USE_DIRECT: &str = "; use Algorithm::Direct (or Auto), which supports it";
 
 /// `Auto` resolved, and the chosen algorithm able to run these options on this device.
-pub(crate) fn resolve_algorithm<T: Element>(device: &Device, options: &ConvOptions) -> Result<Algorithm> {
+pub(crate) fn resolve_algorithm<T: Element>(
+    device: &Device,
+    shape: &ConvShape,
+    options: &ConvOptions,
+) -> Result<Algorithm> {
     match options.algorithm {
         // Direct reads each input once and writes each output once; Im2colGemm moves a
         // width-times larger matrix and multiplies a dim-times wasteful weight, so it never
         // wins on a memory-bound problem (docs/PERFORMANCE.md has the measurements).
         Algorithm::Auto | Algorithm::Direct => Ok(Algorithm::Direct),
+        Algorithm::FusedGemm => {
+            if shape.width > super::FUSED_GEMM_MAX_WIDTH {
+                return Err(Error::Unsupported {
+                    op: "FusedGemm",
+                    what: format!("width {} (at most {})", shape.width, super::FUSED_GEMM_MAX_WIDTH),
+                    hint: USE_DIRECT,
+                });
+            }
+            Ok(Algorithm::FusedGemm)
+        }
         Algorithm::Im2colGemm => {
             let unsupported = |what: String| Err(Error::Unsupported { op: "Im2colGemm", what, hint: USE_DIRECT });
             if options.layout != Layout::ChannelFirst {

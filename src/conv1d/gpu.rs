@@ -1,13 +1,16 @@
-//! Launches of the explicit pipeline's kernels (hip/conv1d, hip/gemm) on a stream.
+//! Launches of the forward kernels (hip/conv1d, hip/gemm) on a stream.
 //! Callers have validated shapes, devices and lengths (check.rs); these functions only
 //! fill the params structs, pick the dtype's entry point and map the status.
 
-use super::{Activation, ConvOptions, ConvShape};
+use super::{Activation, Algorithm, ConvOptions, ConvShape};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::gpu::{check, sys};
 use crate::stream::Stream;
 use std::ffi::c_void;
+
+// Rust checks FusedGemm's width limit before launch; it must be the kernels' limit.
+const _: () = assert!(super::FUSED_GEMM_MAX_WIDTH == sys::HIPCONV_FUSED_GEMM_MAX_WIDTH as usize);
 
 fn f16_only<T: Element>(op: &'static str) -> Result<()> {
     match T::DTYPE {
@@ -77,11 +80,14 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
     check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
 }
 
+/// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved).
+///
 /// # Safety
 /// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
 /// `s.w_len()` and `bias` (if not null) `s.dim`, all on the stream's device and live until
-/// the launch completes; `s` must have passed `check::shape`.
-pub(crate) unsafe fn conv1d_direct<T: Element>(
+/// the launch completes; `s` must have passed `check::shape`, and `options` the checks of
+/// `check::resolve_algorithm`.
+pub(crate) unsafe fn conv1d_forward<T: Element>(
     stream: &Stream,
     s: &ConvShape,
     options: &ConvOptions,
@@ -91,7 +97,7 @@ pub(crate) unsafe fn conv1d_direct<T: Element>(
     y: *mut c_void,
 ) -> Result<()> {
     let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
-    let params = sys::hipconv_conv1d_direct_params {
+    let params = sys::hipconv_conv1d_params {
         x,
         w,
         bias,
@@ -108,10 +114,14 @@ pub(crate) unsafe fn conv1d_direct<T: Element>(
         y_seq_stride: seq_stride,
         silu: i32::from(options.activation == Activation::Silu),
     };
-    let stream = stream.as_raw();
-    match T::DTYPE {
-        DType::F16 => check(sys::hipconv_conv1d_direct_f16(&params, stream), "hipconv_conv1d_direct_f16"),
-        DType::BF16 => check(sys::hipconv_conv1d_direct_bf16(&params, stream), "hipconv_conv1d_direct_bf16"),
-        DType::F32 => check(sys::hipconv_conv1d_direct_f32(&params, stream), "hipconv_conv1d_direct_f32"),
-    }
+    type Launcher = unsafe extern "C" fn(*const sys::hipconv_conv1d_params, sys::hipconv_stream_t) -> i32;
+    let (launch, name): (Launcher, &str) = match (options.algorithm, T::DTYPE) {
+        (Algorithm::FusedGemm, DType::F16) => (sys::hipconv_conv1d_fused_gemm_f16, "hipconv_conv1d_fused_gemm_f16"),
+        (Algorithm::FusedGemm, DType::BF16) => (sys::hipconv_conv1d_fused_gemm_bf16, "hipconv_conv1d_fused_gemm_bf16"),
+        (Algorithm::FusedGemm, DType::F32) => (sys::hipconv_conv1d_fused_gemm_f32, "hipconv_conv1d_fused_gemm_f32"),
+        (_, DType::F16) => (sys::hipconv_conv1d_direct_f16, "hipconv_conv1d_direct_f16"),
+        (_, DType::BF16) => (sys::hipconv_conv1d_direct_bf16, "hipconv_conv1d_direct_bf16"),
+        (_, DType::F32) => (sys::hipconv_conv1d_direct_f32, "hipconv_conv1d_direct_f32"),
+    };
+    check(launch(&params, stream.as_raw()), name)
 }

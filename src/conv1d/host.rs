@@ -34,17 +34,60 @@ pub(crate) fn forward_direct<T: Element>(
     y: &mut [T],
 ) {
     let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
-    let silu = options.activation == Activation::Silu;
-    let output = |b: usize, c: usize, t: usize| {
-        let mut acc = bias.map_or(0f32, |bias| bias[c].to_f32());
+    fill_forward(s, options, bias, y, |b, c, t| {
+        let mut acc = 0f32;
         // tap reads x[t + tap − (width−1)]; taps before the sequence start read zeros.
         for tap in (s.width - 1).saturating_sub(t)..s.width {
             let tau = t + tap + 1 - s.width;
             acc += w[c * s.width + tap].to_f32() * x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32();
         }
+        acc
+    });
+}
+
+/// The forward as `FusedGemm` computes it (hip/conv1d/fused_gemm.hip): output t of a channel
+/// is entry (i, j = t % 16) of `A · B`, `A[i, m] = x[t − j − H + m]` (`m < K = 16 + H`,
+/// `H = 16·⌈(width−1)/16⌉`), `B[m, j] = w[m − H − j + width − 1]` (0 outside the taps).
+pub(crate) fn forward_fused_gemm<T: Element>(
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
+) {
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
+    let history = 16 * (s.width - 1).div_ceil(16);
+    fill_forward(s, options, bias, y, |b, c, t| {
+        let j = t % 16;
+        let mut acc = 0f32;
+        for m in 0..16 + history {
+            // Signed positions: the window starts up to H before t = 0, the band past the taps.
+            let (tau, tap) = (t as isize - (j + history) as isize + m as isize, m as isize - (history + j) as isize);
+            let tap = tap + s.width as isize - 1;
+            if tau >= 0 && (0..s.width as isize).contains(&tap) {
+                let (tau, tap) = (tau as usize, tap as usize);
+                acc += x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32() * w[c * s.width + tap].to_f32();
+            }
+        }
+        acc
+    });
+}
+
+/// y[b, c, t] = act(bias[c] + conv(b, c, t)), rounded once, in `options.layout`; parallel over
+/// the output's contiguous rows: (b, c) rows of seqlen, or (b, t) rows of dim.
+fn fill_forward<T: Element>(
+    s: &ConvShape,
+    options: &ConvOptions,
+    bias: Option<&[T]>,
+    y: &mut [T],
+    conv: impl Fn(usize, usize, usize) -> f32 + Sync,
+) {
+    let silu = options.activation == Activation::Silu;
+    let output = |b: usize, c: usize, t: usize| {
+        let acc = bias.map_or(0f32, |bias| bias[c].to_f32()) + conv(b, c, t);
         T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc })
     };
-    // Parallel over the output's contiguous rows: (b, c) rows of seqlen, or (b, t) rows of dim.
     match options.layout {
         Layout::ChannelFirst => for_each_row(y, s.seqlen, |row, y_row| {
             let (b, c) = (row / s.dim, row % s.dim);

@@ -19,6 +19,10 @@ pub mod stages;
 
 pub use options::{Activation, Algorithm, ConvOptions, Layout};
 
+/// The widest kernel `Algorithm::FusedGemm` takes (its shared-memory window grows with the
+/// width); `Direct` has no limit. Equal to `HIPCONV_FUSED_GEMM_MAX_WIDTH` in hipconv.h.
+pub const FUSED_GEMM_MAX_WIDTH: usize = 512;
+
 use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::element::Element;
@@ -168,7 +172,7 @@ impl<T: Element> CausalConv1d<T> {
     /// Validates shape and options (resolving `Auto`), and allocates the workspace.
     pub fn with_options(device: &Device, shape: ConvShape, options: ConvOptions) -> Result<Self> {
         check::shape(&shape)?;
-        let algorithm = check::resolve_algorithm::<T>(device, &options)?;
+        let algorithm = check::resolve_algorithm::<T>(device, &shape, &options)?;
         let options = ConvOptions { algorithm, ..options };
         let workspace = if algorithm == Algorithm::Im2colGemm {
             check::im2col_workspace(&shape)?;
@@ -228,7 +232,7 @@ impl<T: Element> CausalConv1d<T> {
                 stages::run_preprocess_weight(stream, &s, w, &mut ws.b)?;
                 stages::run_gemm_abt(stream, &s, &ws.a, &ws.b, y)
             }
-            None => stages::run_direct(stream, &s, &self.options, x, w, bias, y),
+            None => stages::run_forward(stream, &s, &self.options, x, w, bias, y),
         }
     }
 

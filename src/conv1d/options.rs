@@ -12,6 +12,12 @@ pub enum Algorithm {
     /// The seed's explicit pipeline: im2col + dense block-diagonal weight + matrix-core
     /// GEMM. What `verify_host` inspects. f16, channel-first, no bias or activation.
     Im2colGemm,
+    /// Implicit im2col GEMM on matrix cores: each 16x16 output tile of one channel is
+    /// `A · B` with `A` read from the staged input window and `B` the Toeplitz band of that
+    /// channel's own taps (no im2col matrix, no other channel's zero weights). Every dtype
+    /// (fp32 kept fp32-accurate), layout, bias and SiLU; widths 1 to
+    /// [`FUSED_GEMM_MAX_WIDTH`](super::FUSED_GEMM_MAX_WIDTH).
+    FusedGemm,
     /// A streaming kernel that reads each input once and writes each output once; every
     /// dtype, layout, width, bias and SiLU.
     Direct,
@@ -22,8 +28,21 @@ impl fmt::Display for Algorithm {
         f.write_str(match self {
             Algorithm::Auto => "auto",
             Algorithm::Im2colGemm => "im2col_gemm",
+            Algorithm::FusedGemm => "fused_gemm",
             Algorithm::Direct => "direct",
         })
+    }
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = String;
+
+    /// The names `Display` prints: `auto`, `im2col_gemm`, `fused_gemm`, `direct`.
+    fn from_str(name: &str) -> Result<Self, String> {
+        [Algorithm::Auto, Algorithm::Im2colGemm, Algorithm::FusedGemm, Algorithm::Direct]
+            .into_iter()
+            .find(|a| a.to_string() == name)
+            .ok_or_else(|| format!("unknown algorithm {name:?}: expected auto, im2col_gemm, fused_gemm or direct"))
     }
 }
 

@@ -7,7 +7,7 @@
 //! | `preprocess_weight` | w `[dim, width]`             | B `[dim, width·dim]`           |
 //! | `gemm_abt`          | A, B                         | y `[batch, dim, seqlen]`       |
 
-use super::{check, host, ConvOptions, ConvShape, Layout};
+use super::{check, host, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::DeviceId;
 use crate::element::Element;
@@ -126,7 +126,8 @@ pub(crate) fn run_gemm_abt<T: Element>(
         gpu: unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) })
 }
 
-pub(crate) fn run_direct<T: Element>(
+/// `Direct` or `FusedGemm` (`options.algorithm`, resolved).
+pub(crate) fn run_forward<T: Element>(
     stream: &Stream,
     s: &ConvShape,
     options: &ConvOptions,
@@ -136,11 +137,17 @@ pub(crate) fn run_direct<T: Element>(
     y: &mut Buffer<T>,
 ) -> Result<()> {
     on_backend!(stream,
-    host: host::forward_direct(s, options, host_data(x), host_data(w), bias.map(host_data), host_data_mut(y)),
+    host: {
+        let (x, w, bias, y) = (host_data(x), host_data(w), bias.map(host_data), host_data_mut(y));
+        match options.algorithm {
+            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, y),
+            _ => host::forward_direct(s, options, x, w, bias, y),
+        }
+    },
     // SAFETY: x, w, bias and y live on the stream's device with the lengths the shape
     // and layout need (checked by the caller); a missing bias is passed as null.
     gpu: unsafe {
         let bias = bias.map_or(std::ptr::null(), Buffer::as_raw);
-        super::gpu::conv1d_direct::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, y.as_raw_mut())
+        super::gpu::conv1d_forward::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, y.as_raw_mut())
     })
 }

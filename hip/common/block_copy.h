@@ -1,0 +1,75 @@
+/*
+ * Block-cooperative copies from global into shared memory, with many loads in flight.
+ *
+ *   copy16(n, any, src, dst): for i in [0, n), strided over the block: 16 bytes from src(i)
+ *                          (nullptr = zeros) to dst(i) (16-byte aligned shared memory);
+ *                          `any` is a readable global address (cp.async wants one even
+ *                          when it reads nothing).
+ *                          NVIDIA sm_80+: cp.async (no registers, zero-fill through
+ *                          src-size 0); finish with copy_wait() then __syncthreads().
+ *                          Elsewhere: batches of kBatch loads into registers, then stores.
+ *   staged(n, load, store): for i in [0, n): store(i, load(i)), in batches of kBatch so a
+ *                          thread's loads are all issued before its first store.
+ */
+#pragma once
+
+#include "compat.h"
+
+namespace hipconv {
+
+constexpr int kCopyBatch = 8;
+
+template <typename V, typename Load, typename Store>
+__device__ inline void staged(int n, const Load &load, const Store &store) {
+    for (int base = threadIdx.x; base < n; base += kCopyBatch * blockDim.x) {
+        V v[kCopyBatch];
+#pragma unroll
+        for (int k = 0; k < kCopyBatch; ++k) {
+            const int i = base + k * blockDim.x;
+            if (i < n) v[k] = load(i);
+        }
+#pragma unroll
+        for (int k = 0; k < kCopyBatch; ++k) {
+            const int i = base + k * blockDim.x;
+            if (i < n) store(i, v[k]);
+        }
+    }
+}
+
+#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define HIPCONV_HAS_ASYNC_COPY 1
+#else
+#define HIPCONV_HAS_ASYNC_COPY 0
+#endif
+
+template <typename Src, typename Dst>
+__device__ inline void copy16(int n, const void *any, const Src &src, const Dst &dst) {
+#if HIPCONV_HAS_ASYNC_COPY
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const void *from = src(i);
+        const unsigned to = (unsigned)__cvta_generic_to_shared(dst(i));
+        const int bytes = from != nullptr ? 16 : 0;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to),
+                     "l"(from != nullptr ? from : any), "r"(bytes)
+                     : "memory");
+    }
+#else
+    (void)any;
+    staged<uint4>(
+        n,
+        [&](int i) {
+            const void *from = src(i);
+            return from != nullptr ? *reinterpret_cast<const uint4 *>(from) : make_uint4(0, 0, 0, 0);
+        },
+        [&](int i, const uint4 &v) { *reinterpret_cast<uint4 *>(dst(i)) = v; });
+#endif
+}
+
+// Waits for this thread's copy16 transfers (a __syncthreads() must follow for the block).
+__device__ inline void copy_wait() {
+#if HIPCONV_HAS_ASYNC_COPY
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+}  // namespace hipconv
