@@ -26,6 +26,9 @@ const SHAPES: &[(usize, usize, usize, usize)] = &[
     (8, 4096, 2048, 2),
     (8, 4096, 2048, 3),
     (4, 2048, 4096, 16),
+    // Where FusedGemm's Toeplitz GEMM overtakes Direct's generic-width loop.
+    (4, 2048, 4096, 8),
+    (4, 2048, 4096, 32),
 ];
 const MAX_SETS: usize = 256;
 
@@ -113,6 +116,26 @@ fn bench_row<T: Element>(
         bytes,
         gemm_flops,
     })
+}
+
+const STAGE_REPEATS: usize = 64;
+
+/// Median device time of each explicit-pipeline stage alone (f16), from graphs of
+/// STAGE_REPEATS back-to-back launches on the same buffers (the seed's shape fits in L2).
+fn im2col_stage_us(device: &Device, stream: &Stream, s: ConvShape, reps: usize) -> hipconv::Result<[f64; 3]> {
+    use hipconv::conv1d::stages;
+    let x = device.upload(stream, &vec![f16::from_f32(0.5); s.x_len()])?;
+    let w = device.upload(stream, &vec![f16::from_f32(0.25); s.w_len()])?;
+    let (mut a, mut b, mut y) =
+        (device.alloc::<f16>(s.a_len())?, device.alloc::<f16>(s.b_len())?, device.alloc(s.x_len())?);
+    let time = |stage: &mut dyn FnMut(&Stream) -> hipconv::Result<()>| -> hipconv::Result<f64> {
+        let graph = stream.capture(|st| (0..STAGE_REPEATS).try_for_each(|_| stage(st)))?;
+        Ok(time_ms(stream, reps, || graph.launch(stream))?.0 * 1e3 / STAGE_REPEATS as f64)
+    };
+    let input = time(&mut |st| stages::preprocess_input(st, &s, &x, &mut a))?;
+    let weight = time(&mut |st| stages::preprocess_weight(st, &s, &w, &mut b))?;
+    let gemm = time(&mut |st| stages::gemm_abt(st, &s, &a, &b, &mut y))?;
+    Ok([input, weight, gemm])
 }
 
 fn main() -> ExitCode {
@@ -219,8 +242,21 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
             if i + 1 < rows.len() { "," } else { "" }
         );
     }
-    json.push_str("  ]\n}\n");
+    json.push_str("  ],\n");
     print!("{table}");
+
+    // Where the explicit pipeline's time goes at the seed's shape.
+    let seed = ConvShape::new(1, 64, 2048, 4);
+    let [input_us, weight_us, gemm_us] = im2col_stage_us(&device, &stream, seed, reps)?;
+    println!(
+        "Im2colGemm stages at {seed:?}: preprocess_input {input_us:.2} us, preprocess_weight {weight_us:.2} us, \
+         gemm_abt {gemm_us:.2} us (each: median of graph replays of {STAGE_REPEATS} launches)"
+    );
+    let _ = writeln!(
+        json,
+        "  \"seed_im2col_stages_us\": {{\"preprocess_input\": {input_us:.3}, \"preprocess_weight\": {weight_us:.3}, \
+         \"gemm_abt\": {gemm_us:.3}}}\n}}"
+    );
     std::fs::write(json_path, json).map_err(|err| format!("writing {json_path}: {err}"))?;
     println!("wrote {json_path}");
     Ok(())

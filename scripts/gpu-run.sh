@@ -2,7 +2,8 @@
 # Runs on the accelerator machine (copied to dist/run.sh by scripts/gpu-dist.sh): every
 # test binary with the GPU required, a memory check of the kernels, the examples, then
 # the benchmark and its PyTorch baselines (skip both with HIPCONV_SKIP_BENCH=1, the
-# baselines alone with HIPCONV_SKIP_TORCH=1).
+# baselines alone with HIPCONV_SKIP_TORCH=1), and with HIPCONV_PROFILE=1 hardware counters
+# of the fast paths (ncu).
 # The full log goes to $OUT/suite.log (the device tool's folder) or /tmp/hipconv-gpu-run;
 # stdout carries each step's tail and the verdict.
 set -uo pipefail
@@ -55,6 +56,16 @@ step example-fused examples/causal_conv1d --algorithm fused_gemm
 if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     step bench examples/bench --json "$out/bench.json"
     [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"
+fi
+if [ "${HIPCONV_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+    # Hardware counters of one forward per fast path at (8,4096,2048,4) f16 channel-first:
+    # DRAM throughput, occupancy, warp stalls (docs/PERFORMANCE.md quotes them).
+    for algorithm in direct fused_gemm; do
+        step "ncu-$algorithm" ncu --clock-control none --kernel-name regex:conv1d --launch-count 1 \
+            --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+            examples/causal_conv1d --batch 8 --dim 4096 --seqlen 2048 --width 4 --reps 1 --algorithm $algorithm
+    done
+    grep -A400 "=== ncu-direct" "$log" >"$out/ncu.txt"
 fi
 echo "=== overall: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

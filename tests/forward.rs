@@ -167,6 +167,43 @@ fn random_shapes_match_reference() {
 }
 
 #[test]
+fn auto_follows_the_measured_crossovers() {
+    // docs/PERFORMANCE.md, "Auto": Direct for widths up to 4 and for channel-last,
+    // FusedGemm for wider channel-first kernels it takes.
+    let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
+    for device in devices("auto_follows_the_measured_crossovers") {
+        for (width, layout, expected) in [
+            (1, Layout::ChannelFirst, Algorithm::Direct),
+            (4, Layout::ChannelFirst, Algorithm::Direct),
+            (5, Layout::ChannelFirst, Algorithm::FusedGemm),
+            (16, Layout::ChannelFirst, Algorithm::FusedGemm),
+            (max, Layout::ChannelFirst, Algorithm::FusedGemm),
+            (max + 1, Layout::ChannelFirst, Algorithm::Direct),
+            (16, Layout::ChannelLast, Algorithm::Direct),
+        ] {
+            let options = ConvOptions::default().layout(layout);
+            let conv = CausalConv1d::<f16>::with_options(&device, ConvShape::new(2, 64, 300, width), options).unwrap();
+            assert_eq!(conv.options().algorithm, expected, "width {width}, {layout}");
+        }
+    }
+}
+
+#[test]
+fn fused_gemm_pipelines_strips_of_several_tiles() {
+    // FusedGemm gives each block a strip of up to 8 tiles of 256 times once there are more
+    // than 2048 tiles; seqlen 1784 = 7 tiles, so strips of 4 end in a partial one. Vector
+    // paths (dim and seqlen multiples of 8), both layouts, f16 (tile_c 32) and f32 (16).
+    let Some(device) = gpu_device("fused_gemm_pipelines_strips_of_several_tiles") else { return };
+    let mut rng = Rng::new(fresh_seed("fused_gemm_pipelines_strips_of_several_tiles"));
+    let shape = ConvShape::new(4, 4800, 1784, 4);
+    for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+        let case = Case::new(shape, Algorithm::FusedGemm, layout, true);
+        assert_accurate::<f16>(&device, case, &mut rng);
+        assert_accurate::<f32>(&device, case, &mut rng);
+    }
+}
+
+#[test]
 fn every_width_from_1_to_64_matches_reference() {
     let mut rng = Rng::new(fresh_seed("every_width_from_1_to_64_matches_reference"));
     for device in devices("every_width_from_1_to_64_matches_reference") {

@@ -6,7 +6,8 @@
  *                          `any` is a readable global address (cp.async wants one even
  *                          when it reads nothing).
  *                          NVIDIA sm_80+: cp.async (no registers, zero-fill through
- *                          src-size 0); finish with copy_wait() then __syncthreads().
+ *                          src-size 0); copy_commit() closes a stage, copy_wait<N>()
+ *                          waits until N stages are left in flight, then __syncthreads().
  *                          Elsewhere: batches of kBatch loads into registers, then stores.
  *   staged(n, load, store): for i in [0, n): store(i, load(i)), in batches of kBatch so a
  *                          thread's loads are all issued before its first store.
@@ -65,10 +66,19 @@ __device__ inline void copy16(int n, const void *any, const Src &src, const Dst 
 #endif
 }
 
-// Waits for this thread's copy16 transfers (a __syncthreads() must follow for the block).
-__device__ inline void copy_wait() {
+// Closes the group of copy16 transfers issued since the last commit (a pipeline stage).
+__device__ inline void copy_commit() {
 #if HIPCONV_HAS_ASYNC_COPY
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed groups are still in flight (a
+// __syncthreads() must follow before the block reads them). Without cp.async every copy
+// has completed already.
+template <int kPending> __device__ inline void copy_wait() {
+#if HIPCONV_HAS_ASYNC_COPY
+    asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 #endif
 }
 

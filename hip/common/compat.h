@@ -48,6 +48,8 @@ typedef cudaGraphExec_t hipGraphExec_t;
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipMalloc cudaMalloc
 #define hipFree cudaFree

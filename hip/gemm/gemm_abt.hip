@@ -6,7 +6,7 @@
  *   out  y [batch, n, seqlen]          C[row, col] -> y[(row/seqlen)*n + col][row%seqlen]
  *   fp16 operands, fp32 accumulation, output rounded to fp16 once.
  *
- * Block tile 64 x 64, k-step 32; 2 x 2 waves, each 32 x 32 = 2 x 2 instructions
+ * Block tile 64 x 64, k-step 64; 2 x 2 waves, each 32 x 32 = 2 x 2 instructions
  * of 16x16x16 (matrix_core.h: MFMA on AMD, WMMA on NVIDIA):
  *
  *                 n0 ............ n0+63
@@ -14,14 +14,16 @@
  *        m0     | wave0 | wave1 |   each wave:  +----+----+
  *          :    | 32x32 | 32x32 |               |16² |16² |  2 x 2 mma tiles,
  *          :    +-------+-------+               +----+----+  k = 16 per instruction,
- *          :    | wave2 | wave3 |               |16² |16² |  2 instructions per k-step
+ *          :    | wave2 | wave3 |               |16² |16² |  4 instructions per k-step
  *        m0+63  |       |       |               +----+----+
  *               +-------+-------+
  *
- * Per k-step: the block stages A[m0:+64, k0:+32] and B[n0:+64, k0:+32] in shared
+ * Per k-step: the block stages A[m0:+64, k0:+64] and B[n0:+64, k0:+64] in shared
  * memory (16-byte vector loads when lda/ldb are multiples of 8 and the bases are
  * 16-byte aligned; scalar loads with zero fill at the M/N/K edges otherwise),
- * then each wave runs its 2 x 2 x 2 instructions. The epilogue parks the fp32
+ * then each wave runs its 2 x 2 x 4 instructions. The next k-step's loads are issued
+ * into registers before those instructions and stored after them (TileStage), so a
+ * k-step costs its multiplies rather than a memory latency. The epilogue parks the fp32
  * tile in shared memory transposed (c[n][m]) and writes y with consecutive
  * threads on consecutive t: coalesced, no separate transpose pass.
  *
@@ -37,7 +39,7 @@ namespace hipconv {
 
 constexpr int kGemmBlockM = 64;
 constexpr int kGemmBlockN = 64;
-constexpr int kGemmBlockK = 32;
+constexpr int kGemmBlockK = 64;  // 4 k-steps at the seed shape: fewer latency-bound steps
 constexpr int kGemmWavesM = 2;
 constexpr int kGemmWavesN = 2;
 constexpr int kGemmThreads = kGemmWavesM * kGemmWavesN * mc::kWaveSize;
@@ -55,30 +57,47 @@ constexpr int kGemmOutputBytes = kGemmBlockN * kGemmLdsC * 4;
 constexpr int kGemmSharedBytes =
     kGemmOperandBytes > kGemmOutputBytes ? kGemmOperandBytes : kGemmOutputBytes;
 
-static_assert(kGemmBlockM == kGemmBlockN, "global_read_tile serves A and B with one shape");
+static_assert(kGemmBlockM == kGemmBlockN, "TileStage serves A and B with one shape");
 static_assert(kGemmBlockK % mc::kInstK == 0, "k-step must be a multiple of the instruction k");
 
-// Stage rows [row0, row0+64) x cols [k0, k0+32) of a row-major matrix into tile[64][kGemmLdsAB].
-template <typename T>
-__device__ inline void global_read_tile(T *tile, const T *src, int64_t ld, int rows, int cols,
-                                        int row0, int k0, bool vector_ok) {
-    constexpr int kChunksPerRow = kGemmBlockK / kGemmVec;
-    for (int chunk = threadIdx.x; chunk < kGemmBlockM * kChunksPerRow; chunk += kGemmThreads) {
-        const int r = chunk / kChunksPerRow;
-        const int kc = (chunk % kChunksPerRow) * kGemmVec;
-        const int row = row0 + r;
-        const int col = k0 + kc;
-        T *dst = tile + r * kGemmLdsAB + kc;
-        const T *s = src + (int64_t)row * ld + col;
-        if (vector_ok && row < rows && col < cols) {
-            // ld % 8 == 0 and cols == ld's k extent: the chunk is either wholly in or out.
-            *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(s);
-        } else {
-            for (int e = 0; e < kGemmVec; ++e)
-                dst[e] = (row < rows && col + e < cols) ? s[e] : T(0.0f);
+// Rows [row0, row0+64) x cols [k0, k0+32) of a row-major matrix, held in registers between
+// issue() (the global loads) and commit() (the stores into tile[64][kGemmLdsAB]), so that
+// the next k-step's loads are in flight while the current one is multiplied.
+template <typename T> struct TileStage {
+    static constexpr int kChunksPerRow = kGemmBlockK / kGemmVec;
+    static constexpr int kChunks = kGemmBlockM * kChunksPerRow;
+    static constexpr int kIters = (kChunks + kGemmThreads - 1) / kGemmThreads;
+    uint4 v[kIters];
+
+    __device__ void issue(const T *src, int64_t ld, int rows, int cols, int row0, int k0, bool vector_ok) {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it) {
+            const int chunk = threadIdx.x + it * kGemmThreads;
+            const int row = row0 + chunk / kChunksPerRow;
+            const int col = k0 + (chunk % kChunksPerRow) * kGemmVec;
+            const T *s = src + (int64_t)row * ld + col;
+            if (chunk < kChunks && vector_ok && row < rows && col < cols) {
+                // ld % 8 == 0 and cols == ld's k extent: the chunk is either wholly in or out.
+                v[it] = *reinterpret_cast<const uint4 *>(s);
+            } else {
+                alignas(16) T e[kGemmVec];
+                for (int i = 0; i < kGemmVec; ++i)
+                    e[i] = (chunk < kChunks && row < rows && col + i < cols) ? s[i] : T(0.0f);
+                v[it] = *reinterpret_cast<const uint4 *>(e);
+            }
         }
     }
-}
+
+    __device__ void commit(T *tile) const {
+#pragma unroll
+        for (int it = 0; it < kIters; ++it) {
+            const int chunk = threadIdx.x + it * kGemmThreads;
+            if (chunk < kChunks)
+                *reinterpret_cast<uint4 *>(tile + (chunk / kChunksPerRow) * kGemmLdsAB +
+                                           (chunk % kChunksPerRow) * kGemmVec) = v[it];
+        }
+    }
+};
 
 template <typename T>
 __global__ void __launch_bounds__(kGemmThreads) gemm_abt_kernel(hipconv_gemm_abt_params p) {
@@ -109,10 +128,17 @@ __global__ void __launch_bounds__(kGemmThreads) gemm_abt_kernel(hipconv_gemm_abt
         for (int i = 0; i < kGemmFragsM; ++i)
             for (int j = 0; j < kGemmFragsN; ++j) mc::zero(acc[i][j]);
 
+        TileStage<T> stage_a, stage_b;
+        stage_a.issue(a, p.lda, p.m, p.k, m0, 0, a_vec);
+        stage_b.issue(b, p.ldb, p.n, p.k, n0, 0, b_vec);
         for (int k0 = 0; k0 < p.k; k0 += kGemmBlockK) {
-            global_read_tile(a_tile, a, p.lda, p.m, p.k, m0, k0, a_vec);
-            global_read_tile(b_tile, b, p.ldb, p.n, p.k, n0, k0, b_vec);
+            stage_a.commit(a_tile);
+            stage_b.commit(b_tile);
             __syncthreads();
+            if (k0 + kGemmBlockK < p.k) {  // the next k-step flies during this one's multiplies
+                stage_a.issue(a, p.lda, p.m, p.k, m0, k0 + kGemmBlockK, a_vec);
+                stage_b.issue(b, p.ldb, p.n, p.k, n0, k0 + kGemmBlockK, b_vec);
+            }
 #pragma unroll
             for (int kk = 0; kk < kGemmBlockK; kk += mc::kInstK) {
                 mc::FragA fa[kGemmFragsM];
