@@ -168,22 +168,36 @@ fn random_shapes_match_reference() {
 
 #[test]
 fn auto_follows_the_measured_crossovers() {
-    // docs/PERFORMANCE.md, "Auto": Direct for widths up to 4 and for channel-last,
-    // FusedGemm for wider channel-first kernels it takes.
+    // docs/PERFORMANCE.md, "Auto": channel-last always Direct; channel-first FusedGemm for
+    // widths 5..=max, and for widths up to 4 in f16/bf16 from 2^25 elements on.
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
+    let (small, large) = ((2, 64, 300), (8, 4096, 1024)); // 38 400 and 2^25 elements
+    let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
     for device in devices("auto_follows_the_measured_crossovers") {
-        for (width, layout, expected) in [
-            (1, Layout::ChannelFirst, Algorithm::Direct),
-            (4, Layout::ChannelFirst, Algorithm::Direct),
-            (5, Layout::ChannelFirst, Algorithm::FusedGemm),
-            (16, Layout::ChannelFirst, Algorithm::FusedGemm),
-            (max, Layout::ChannelFirst, Algorithm::FusedGemm),
-            (max + 1, Layout::ChannelFirst, Algorithm::Direct),
-            (16, Layout::ChannelLast, Algorithm::Direct),
-        ] {
+        let resolved = |(b, d, s): (usize, usize, usize), width: usize, layout: Layout, dtype: hipconv::DType| {
+            let shape = ConvShape::new(b, d, s, width);
             let options = ConvOptions::default().layout(layout);
-            let conv = CausalConv1d::<f16>::with_options(&device, ConvShape::new(2, 64, 300, width), options).unwrap();
-            assert_eq!(conv.options().algorithm, expected, "width {width}, {layout}");
+            match dtype {
+                hipconv::DType::F32 => CausalConv1d::<f32>::with_options(&device, shape, options).map(|c| c.options()),
+                _ => CausalConv1d::<f16>::with_options(&device, shape, options).map(|c| c.options()),
+            }
+            .unwrap()
+            .algorithm
+        };
+        let (f16, f32) = (hipconv::DType::F16, hipconv::DType::F32);
+        for (size, width, layout, dtype, expected) in [
+            (small, 1, cf, f16, Algorithm::Direct),
+            (small, 4, cf, f16, Algorithm::Direct),
+            (large, 4, cf, f16, Algorithm::FusedGemm),
+            (large, 4, cf, f32, Algorithm::Direct),
+            (large, 4, cl, f16, Algorithm::Direct),
+            (small, 5, cf, f16, Algorithm::FusedGemm),
+            (small, 16, cf, f32, Algorithm::FusedGemm),
+            (small, max, cf, f16, Algorithm::FusedGemm),
+            (small, max + 1, cf, f16, Algorithm::Direct),
+            (small, 16, cl, f16, Algorithm::Direct),
+        ] {
+            assert_eq!(resolved(size, width, layout, dtype), expected, "{size:?} width {width}, {layout}, {dtype}");
         }
     }
 }

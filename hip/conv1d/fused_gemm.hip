@@ -183,8 +183,7 @@ __device__ inline void compute_tile(T *out, const T *window, const T *taps, cons
         for (int s = 0; s < g.slices; ++s) {
             const T *a = window + cl * g.window_ld + 16 * s;         // A(i, 16s + k) = a[16i + k]
             const T *band = tap + 16 * s - g.history + p.width - 1;  // B(16s + k, j) = band[k - j]
-            gather::mma<T>(
-                acc, [a](int i, int k) { return a[16 * i + k]; }, [band](int k, int n) { return band[k - n]; });
+            gather::mma_rows<T>(acc, a, 16, [band](int k, int n) { return band[k - n]; });
         }
         const int c = c0 + cl;
         const float b_c = bias != nullptr && c < p.dim ? to_float(bias[c]) : 0.f;
@@ -213,7 +212,10 @@ __device__ inline void store_tile(T *yb, const T *out, const hipconv_conv1d_para
         const T *src = out + row * g.out_ld + first;
         const int64_t step = kChannelLast ? p.y_dim_stride : p.y_seq_stride;
         const int count = kChannelLast ? min(kVec, p.dim - c) : (int)min((int64_t)kVec, p.seqlen - t);
-        if (g.vector_store && count == kVec) {
+        if (!kChannelLast && g.vector_store && count == kVec) {
+            // Output-tile rows are 16-byte aligned along t: one load, one store.
+            *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(src);
+        } else if (g.vector_store && count == kVec) {
             alignas(16) T packed[kVec];
 #pragma unroll
             for (int k = 0; k < kVec; ++k) packed[k] = src[k];

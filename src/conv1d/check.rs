@@ -121,7 +121,7 @@ pub(crate) fn resolve_algorithm<T: Element>(
     options: &ConvOptions,
 ) -> Result<Algorithm> {
     match options.algorithm {
-        Algorithm::Auto => Ok(auto_algorithm(shape, options.layout)),
+        Algorithm::Auto => Ok(auto_algorithm::<T>(shape, options.layout)),
         Algorithm::Direct => Ok(Algorithm::Direct),
         Algorithm::FusedGemm => {
             if shape.width > super::FUSED_GEMM_MAX_WIDTH {
@@ -147,21 +147,28 @@ pub(crate) fn resolve_algorithm<T: Element>(
     }
 }
 
+/// Problems at least this large (batch·dim·seqlen elements) amortize FusedGemm's per-strip
+/// setup: measured on the H200 at width 4, f16 channel-first, Direct wins at 16.8 M elements
+/// (34.9 vs 37.5 µs) and FusedGemm at 67 M (114.5 vs 127.7 µs); the threshold sits between.
+const FUSED_GEMM_MIN_ELEMENTS: usize = 1 << 25;
+
 /// What `Auto` runs, from the crossovers measured on the H200 (docs/PERFORMANCE.md, "Auto"):
-/// - widths 2–4 (and 1): Direct, whose compiled widths stream at 50–80% of the copy
-///   bandwidth, ahead of FusedGemm in every dtype and layout;
-/// - wider kernels, channel-first: FusedGemm, whose Toeplitz GEMM costs K = 16 + H
-///   multiply-adds per output on matrix cores, while Direct's generic loop falls to 13–22%
-///   of copy (width 8: 83 vs 140 µs, 16: 90 vs 174, 32: 120 vs 243 at (4,2048,4096), f16);
-/// - wider kernels, channel-last: Direct (its transposing loads beat FusedGemm's landing
-///   buffer + shared-memory transpose up to width 32, where they tie);
+/// - channel-last: Direct (its transposing loads beat FusedGemm's landing buffer and
+///   shared-memory transpose at every width measured, up to a tie at 32);
+/// - channel-first, widths 5–512: FusedGemm, whose Toeplitz GEMM costs K = 16 + H
+///   multiply-adds per output on matrix cores, while Direct's generic-width loop falls to
+///   13–22% of copy (f16 (4,2048,4096,·): width 8 65 vs 141 µs, 16: 72 vs 173, 32: 93 vs 244);
+/// - channel-first, widths 1–4: FusedGemm for f16/bf16 problems of at least
+///   `FUSED_GEMM_MIN_ELEMENTS`, else Direct (its compiled widths; fp32 stays on Direct,
+///   whose CUDA-core FMAs beat 3xTF32 there: 189 vs 269 µs);
 /// - past `FUSED_GEMM_MAX_WIDTH`: Direct, the only one that takes it.
 ///
 /// Im2colGemm never: it moves a width-times larger matrix and multiplies a dim-times
-/// wasteful weight (0.1–0.6% of the copy bandwidth at model sizes).
-pub(crate) fn auto_algorithm(shape: &ConvShape, layout: Layout) -> Algorithm {
-    let fused_wins = layout == Layout::ChannelFirst && (5..=super::FUSED_GEMM_MAX_WIDTH).contains(&shape.width);
-    if fused_wins {
+/// wasteful weight (0.1–1% of the copy bandwidth).
+pub(crate) fn auto_algorithm<T: Element>(shape: &ConvShape, layout: Layout) -> Algorithm {
+    let wide = (5..=super::FUSED_GEMM_MAX_WIDTH).contains(&shape.width);
+    let large_half = T::DTYPE != DType::F32 && shape.width <= 4 && shape.x_len() >= FUSED_GEMM_MIN_ELEMENTS;
+    if layout == Layout::ChannelFirst && (wide || large_half) {
         Algorithm::FusedGemm
     } else {
         Algorithm::Direct
