@@ -30,13 +30,16 @@ def main():
         floor = any_row["bytes"] / copy * 1e6
         get = lambda a, l: algos.get((a, l))
         b, d, s, w = shape
-        auto_cf = "fused_gemm" if 5 <= w <= 512 else "direct"
+        # src/conv1d/check.rs, auto_algorithm
+        large_half = dtype != "f32" and w <= 4 and b * d * s >= 1 << 25
+        auto_cf = "fused_gemm" if 5 <= w <= 512 or large_half else "direct"
+        auto_cl = "fused_gemm" if dtype != "f32" and 32 <= w <= 512 else "direct"
         t = torch.get((shape, dtype), {})
         fmt = lambda v: "—" if v is None else f"{v:.1f}"
         print(f"| ({b},{d},{s},{w}) | {dtype} | {floor:.1f} | {cell(get('direct', 'channel_first'))} "
               f"| {cell(get('direct', 'channel_last'))} | {cell(get('fused_gemm', 'channel_first'))} "
               f"| {cell(get('fused_gemm', 'channel_last'))} | {cell(get('im2col_gemm', 'channel_first'))} "
-              f"| {fmt(t.get('torch_conv1d_us'))} | {fmt(t.get('torch_unfold_matmul_us'))} | {auto_cf} / direct |")
+              f"| {fmt(t.get('torch_conv1d_us'))} | {fmt(t.get('torch_unfold_matmul_us'))} | {auto_cf} / {auto_cl} |")
 
 
 if __name__ == "__main__":

@@ -168,8 +168,9 @@ fn random_shapes_match_reference() {
 
 #[test]
 fn auto_follows_the_measured_crossovers() {
-    // docs/PERFORMANCE.md, "Auto": channel-last always Direct; channel-first FusedGemm for
-    // widths 5..=max, and for widths up to 4 in f16/bf16 from 2^25 elements on.
+    // docs/PERFORMANCE.md, "Auto": channel-first FusedGemm for widths 5..=max, and for widths
+    // up to 4 in f16/bf16 from 2^25 elements on; channel-last Direct, except f16/bf16 from
+    // width 32 to max.
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
     let (small, large) = ((2, 64, 300), (8, 4096, 1024)); // 38 400 and 2^25 elements
     let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
@@ -196,6 +197,9 @@ fn auto_follows_the_measured_crossovers() {
             (small, max, cf, f16, Algorithm::FusedGemm),
             (small, max + 1, cf, f16, Algorithm::Direct),
             (small, 16, cl, f16, Algorithm::Direct),
+            (small, 32, cl, f16, Algorithm::FusedGemm),
+            (small, 32, cl, f32, Algorithm::Direct),
+            (small, max + 1, cl, f16, Algorithm::Direct),
         ] {
             assert_eq!(resolved(size, width, layout, dtype), expected, "{size:?} width {width}, {layout}, {dtype}");
         }
