@@ -6,12 +6,12 @@
 //!
 //! Options: --batch N --dim N --seqlen N --width N --reps N (timed forwards) --host (force
 //! the host backend) --gpu N (require GPU N; fail if absent) --algorithm im2col_gemm|fused_gemm|direct|auto
-//! (default im2col_gemm, the seed's pipeline). Default device: GPU 0 if one is usable, else
+//! (default im2col_gemm, the seed's pipeline) --layout channel_first|channel_last (x and y). Default device: GPU 0 if one is usable, else
 //! the host backend, which the output then says.
 
 use hipconv::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
 use hipconv::half::f16;
-use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig};
+use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig, Layout};
 use std::process::ExitCode;
 
 struct Options {
@@ -20,6 +20,7 @@ struct Options {
     reps: Option<usize>,
     device: DeviceChoice,
     algorithm: Algorithm,
+    layout: Layout,
 }
 
 enum DeviceChoice {
@@ -34,6 +35,7 @@ fn parse_options() -> Result<Options, String> {
         reps: None,
         device: DeviceChoice::Best,
         algorithm: Algorithm::Im2colGemm,
+        layout: Layout::ChannelFirst,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -52,9 +54,12 @@ fn parse_options() -> Result<Options, String> {
             "--algorithm" => {
                 options.algorithm = args.next().unwrap_or_default().parse()?;
             }
+            "--layout" => {
+                options.layout = args.next().unwrap_or_default().parse()?;
+            }
             "-h" | "--help" => return Err(String::from(
                 "usage: causal_conv1d [--batch N] [--dim N] [--seqlen N] [--width N] [--reps N] [--host | --gpu N] \
-                     [--algorithm im2col_gemm|fused_gemm|direct|auto]",
+                     [--algorithm im2col_gemm|fused_gemm|direct|auto] [--layout channel_first|channel_last]",
             )),
             other => return Err(format!("unknown option {other:?} (try --help)")),
         }
@@ -108,9 +113,9 @@ fn run(options: Options) -> hipconv::Result<bool> {
     let x = device.upload(&stream, &x_host)?;
     let w = device.upload(&stream, &w_host)?;
     let mut y = device.upload(&stream, &vec![f16::NAN; shape.x_len()])?;
-    let options = ConvOptions::default().algorithm(options.algorithm);
+    let options = ConvOptions::default().algorithm(options.algorithm).layout(options.layout);
     let mut conv = CausalConv1d::<f16>::with_options(&device, shape, options)?;
-    println!("algorithm: {}", conv.options().algorithm);
+    println!("algorithm: {}, layout: {}", conv.options().algorithm, conv.options().layout);
 
     #[cfg(feature = "verify_host")]
     {

@@ -58,14 +58,17 @@ if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"
 fi
 if [ "${HIPCONV_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
-    # Hardware counters of one forward per fast path at (8,4096,2048,4) f16 channel-first:
+    # Hardware counters of one forward per fast path and layout at (8,4096,2048,4) f16:
     # DRAM throughput, occupancy, warp stalls (docs/PERFORMANCE.md quotes them).
-    for algorithm in direct fused_gemm; do
-        step "ncu-$algorithm" ncu --clock-control none --kernel-name regex:conv1d --launch-count 1 \
-            --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
-            examples/causal_conv1d --batch 8 --dim 4096 --seqlen 2048 --width 4 --reps 1 --algorithm $algorithm
+    for layout in channel_first channel_last; do
+        for algorithm in direct fused_gemm; do
+            step "ncu-$algorithm-$layout" ncu --clock-control none --kernel-name regex:conv1d --launch-count 1 \
+                --section SpeedOfLight --section Occupancy --section WarpStateStats \
+                --section MemoryWorkloadAnalysis examples/causal_conv1d --batch 8 --dim 4096 --seqlen 2048 \
+                --width 4 --reps 1 --algorithm $algorithm --layout $layout
+        done
     done
-    grep -A400 "=== ncu-direct" "$log" >"$out/ncu.txt"
+    sed -n '/^=== ncu-/,$p' "$log" >"$out/ncu.txt"
 fi
 echo "=== overall: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

@@ -65,6 +65,18 @@ impl fmt::Display for Layout {
     }
 }
 
+impl std::str::FromStr for Layout {
+    type Err = String;
+
+    /// The names `Display` prints: `channel_first`, `channel_last`.
+    fn from_str(name: &str) -> Result<Self, String> {
+        [Layout::ChannelFirst, Layout::ChannelLast]
+            .into_iter()
+            .find(|l| l.to_string() == name)
+            .ok_or_else(|| format!("unknown layout {name:?}: expected channel_first or channel_last"))
+    }
+}
+
 /// Applied to `bias + conv` before the output is rounded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Activation {
