@@ -13,6 +13,7 @@ const KERNEL_SOURCES: &[&str] = &[
     "hip/runtime/runtime.hip",
     "hip/conv1d/direct.hip",
     "hip/conv1d/fused_gemm.hip",
+    "hip/conv1d/states.hip",
     "hip/conv1d/preprocess_input.hip",
     "hip/conv1d/preprocess_weight.hip",
     "hip/gemm/gemm_abt.hip",

@@ -40,6 +40,10 @@ if command -v compute-sanitizer >/dev/null; then
         step memcheck-stages compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
         step racecheck-stages compute-sanitizer --tool racecheck --error-exitcode 9 "$t" --test-threads=1
     done
+    # The state passes (initial states applied, final states written) around both fast paths.
+    for t in tests/states-*; do
+        step memcheck-states compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
+    done
     # The forward kernels (Direct, FusedGemm; vector and element paths, both layouts).
     for t in tests/forward-*; do
         for tool in memcheck racecheck; do

@@ -43,7 +43,9 @@ mod stream;
 pub mod verify;
 
 pub use buffer::Buffer;
-pub use conv1d::{Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, GemmShape, GemmTileConfig, Layout};
+pub use conv1d::{
+    Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, ConvStates, GemmShape, GemmTileConfig, Layout,
+};
 pub use device::{Backend, Device, DeviceId, DeviceProperties};
 pub use element::{DType, Element};
 pub use error::{Error, Result};
@@ -52,3 +54,8 @@ pub use stream::{Event, Stream};
 
 /// Re-exported so callers name the same f16 / bf16 types as the crate.
 pub use half;
+
+/// The API pages under docs/ are compiled as doc tests, so their snippets stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/STATES.md")]
+pub struct StatesPage;

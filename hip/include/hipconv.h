@@ -85,6 +85,13 @@ hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec);
  *   x, y: element strides per axis, so channel-first [batch, dim, seqlen] and
  *         channel-last [batch, seqlen, dim] are both views without a copy
  *   w [dim, width] contiguous; bias [dim] or NULL; silu: 0 or 1. fp32 accumulation.
+ *   initial_states [batch, dim, width-1] contiguous or NULL: the inputs before t = 0
+ *         (x[b, c, -k] = initial_states[b, c, width-1-k]); zeros without it. The forward
+ *         kernels compute with zeros; hipconv_conv1d_apply_initial_states, launched after
+ *         them, rewrites the outputs that see the history.
+ *   final_states [batch, dim, width-1] contiguous: written by hipconv_conv1d_final_states
+ *         with the last width-1 inputs (from initial_states where seqlen < width-1);
+ *         the forward kernels ignore it. It must not overlap initial_states.
  * One params struct for every forward algorithm.
  */
 typedef struct hipconv_conv1d_params {
@@ -103,7 +110,28 @@ typedef struct hipconv_conv1d_params {
     int64_t y_dim_stride;
     int64_t y_seq_stride;
     int32_t silu;
+    const void *initial_states;
+    void *final_states;
 } hipconv_conv1d_params;
+
+/* y[b, c, t] for t < width-1, recomputed with initial_states as the history (non-NULL). */
+typedef hipconv_conv1d_params hipconv_conv1d_apply_initial_states_params;
+hipconv_status_t hipconv_conv1d_apply_initial_states_f16(const hipconv_conv1d_params *params,
+                                                         hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_apply_initial_states_bf16(const hipconv_conv1d_params *params,
+                                                          hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_apply_initial_states_f32(const hipconv_conv1d_params *params,
+                                                         hipconv_stream_t stream);
+
+/* final_states[b, c, k] = x[b, c, seqlen-(width-1)+k] (initial_states or 0 before t = 0).
+ * Reads x and initial_states, writes final_states only; nothing to do for width 1. */
+typedef hipconv_conv1d_params hipconv_conv1d_final_states_params;
+hipconv_status_t hipconv_conv1d_final_states_f16(const hipconv_conv1d_params *params,
+                                                 hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_final_states_bf16(const hipconv_conv1d_params *params,
+                                                  hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_final_states_f32(const hipconv_conv1d_params *params,
+                                                 hipconv_stream_t stream);
 
 /* Direct: a streaming kernel on the vector units (hip/conv1d/direct.hip). Any width. */
 typedef hipconv_conv1d_params hipconv_conv1d_direct_params;

@@ -181,6 +181,36 @@ pub(crate) fn auto_algorithm<T: Element>(shape: &ConvShape, layout: Layout) -> A
     }
 }
 
+/// Initial and final states: `[batch, dim, width−1]` each on the conv's device, and only
+/// with the fast paths.
+pub(crate) fn states<T: Element>(
+    s: &ConvShape,
+    algorithm: Algorithm,
+    device: DeviceId,
+    initial: Option<&Buffer<T>>,
+    final_states: Option<&Buffer<T>>,
+) -> Result<()> {
+    if initial.is_none() && final_states.is_none() {
+        return Ok(());
+    }
+    if algorithm == Algorithm::Im2colGemm {
+        return Err(Error::Unsupported {
+            op: "Im2colGemm",
+            what: String::from("initial/final states"),
+            hint: USE_DIRECT,
+        });
+    }
+    let len = s.batch * s.dim * (s.width - 1);
+    let layout = || format!("[batch {}, dim {}, width-1 {}]", s.batch, s.dim, s.width - 1);
+    if let Some(initial) = initial {
+        buffer("initial_states", initial, device, len, layout)?;
+    }
+    if let Some(final_states) = final_states {
+        buffer("final_states", final_states, device, len, layout)?;
+    }
+    Ok(())
+}
+
 /// The explicit pipeline's GEMM epilogue has no bias.
 pub(crate) fn im2col_bias<T: Element>(bias: Option<&Buffer<T>>) -> Result<()> {
     match bias {

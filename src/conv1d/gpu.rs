@@ -80,24 +80,18 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
     check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
 }
 
-/// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved).
-///
-/// # Safety
-/// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
-/// `s.w_len()` and `bias` (if not null) `s.dim`, all on the stream's device and live until
-/// the launch completes; `s` must have passed `check::shape`, and `options` the checks of
-/// `check::resolve_algorithm`.
-pub(crate) unsafe fn conv1d_forward<T: Element>(
-    stream: &Stream,
+/// The params struct of the forward-family kernels for one call.
+fn conv1d_params(
     s: &ConvShape,
     options: &ConvOptions,
     x: *const c_void,
     w: *const c_void,
     bias: *const c_void,
     y: *mut c_void,
-) -> Result<()> {
+    states: (*const c_void, *mut c_void),
+) -> sys::hipconv_conv1d_params {
     let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
-    let params = sys::hipconv_conv1d_params {
+    sys::hipconv_conv1d_params {
         x,
         w,
         bias,
@@ -113,8 +107,34 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
         y_dim_stride: dim_stride,
         y_seq_stride: seq_stride,
         silu: i32::from(options.activation == Activation::Silu),
-    };
-    type Launcher = unsafe extern "C" fn(*const sys::hipconv_conv1d_params, sys::hipconv_stream_t) -> i32;
+        initial_states: states.0,
+        final_states: states.1,
+    }
+}
+
+type Launcher = unsafe extern "C" fn(*const sys::hipconv_conv1d_params, sys::hipconv_stream_t) -> i32;
+
+/// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with
+/// `initial` not null, the pass that rewrites the outputs that see the initial states.
+///
+/// # Safety
+/// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
+/// `s.w_len()`, `bias` (if not null) `s.dim` and `initial` (if not null)
+/// `s.batch·s.dim·(s.width−1)`, all on the stream's device and live until the launches
+/// complete; `s` must have passed `check::shape`, and `options` the checks of
+/// `check::resolve_algorithm`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn conv1d_forward<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: *const c_void,
+    w: *const c_void,
+    bias: *const c_void,
+    initial: *const c_void,
+    y: *mut c_void,
+) -> Result<()> {
+    let params = conv1d_params(s, options, x, w, bias, y, (initial, std::ptr::null_mut()));
     let (launch, name): (Launcher, &str) = match (options.algorithm, T::DTYPE) {
         (Algorithm::FusedGemm, DType::F16) => (sys::hipconv_conv1d_fused_gemm_f16, "hipconv_conv1d_fused_gemm_f16"),
         (Algorithm::FusedGemm, DType::BF16) => (sys::hipconv_conv1d_fused_gemm_bf16, "hipconv_conv1d_fused_gemm_bf16"),
@@ -122,6 +142,41 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
         (_, DType::F16) => (sys::hipconv_conv1d_direct_f16, "hipconv_conv1d_direct_f16"),
         (_, DType::BF16) => (sys::hipconv_conv1d_direct_bf16, "hipconv_conv1d_direct_bf16"),
         (_, DType::F32) => (sys::hipconv_conv1d_direct_f32, "hipconv_conv1d_direct_f32"),
+    };
+    check(launch(&params, stream.as_raw()), name)?;
+    if initial.is_null() || s.width == 1 {
+        return Ok(());
+    }
+    let (apply, name): (Launcher, &str) = match T::DTYPE {
+        DType::F16 => (sys::hipconv_conv1d_apply_initial_states_f16, "hipconv_conv1d_apply_initial_states_f16"),
+        DType::BF16 => (sys::hipconv_conv1d_apply_initial_states_bf16, "hipconv_conv1d_apply_initial_states_bf16"),
+        DType::F32 => (sys::hipconv_conv1d_apply_initial_states_f32, "hipconv_conv1d_apply_initial_states_f32"),
+    };
+    check(apply(&params, stream.as_raw()), name)
+}
+
+/// Enqueues `final_states[b, c, k] = x[b, c, seqlen−(width−1)+k]` (from `initial`, or 0,
+/// before t = 0).
+///
+/// # Safety
+/// `x` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `initial` (if not
+/// null) and `final_states` `s.batch·s.dim·(s.width−1)`, all on the stream's device and live
+/// until the launch completes, `final_states` not overlapping `initial`; `s` must have
+/// passed `check::shape`.
+pub(crate) unsafe fn conv1d_final_states<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    options: &ConvOptions,
+    x: *const c_void,
+    initial: *const c_void,
+    final_states: *mut c_void,
+) -> Result<()> {
+    let null = std::ptr::null();
+    let params = conv1d_params(s, options, x, null, null, std::ptr::null_mut(), (initial, final_states));
+    let (launch, name): (Launcher, &str) = match T::DTYPE {
+        DType::F16 => (sys::hipconv_conv1d_final_states_f16, "hipconv_conv1d_final_states_f16"),
+        DType::BF16 => (sys::hipconv_conv1d_final_states_bf16, "hipconv_conv1d_final_states_bf16"),
+        DType::F32 => (sys::hipconv_conv1d_final_states_f32, "hipconv_conv1d_final_states_f32"),
     };
     check(launch(&params, stream.as_raw()), name)
 }

@@ -23,25 +23,49 @@ fn for_each_row<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mu
     });
 }
 
+/// x[b, c, tau] in `layout`, for any tau ≥ −(width−1): before t = 0 the initial states
+/// `[batch, dim, width−1]`, or 0 without them.
+struct Inputs<'a, T> {
+    x: &'a [T],
+    initial: Option<&'a [T]>,
+    strides: [usize; 3],
+    dim: usize,
+    history: usize,
+}
+
+impl<'a, T: Element> Inputs<'a, T> {
+    fn new(s: &ConvShape, layout: Layout, x: &'a [T], initial: Option<&'a [T]>) -> Self {
+        Inputs { x, initial, strides: s.strides(layout), dim: s.dim, history: s.width - 1 }
+    }
+
+    fn at(&self, b: usize, c: usize, tau: isize) -> f32 {
+        let [batch_stride, dim_stride, seq_stride] = self.strides;
+        match usize::try_from(tau) {
+            Ok(tau) => self.x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32(),
+            Err(_) => self.initial.map_or(0.0, |s| {
+                s[(b * self.dim + c) * self.history + (self.history as isize + tau) as usize].to_f32()
+            }),
+        }
+    }
+}
+
 /// The direct forward in either layout:
-/// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)])  (zero history)
+/// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]), the history
+/// before t = 0 from `initial` (zeros without it).
 pub(crate) fn forward_direct<T: Element>(
     s: &ConvShape,
     options: &ConvOptions,
     x: &[T],
     w: &[T],
     bias: Option<&[T]>,
+    initial: Option<&[T]>,
     y: &mut [T],
 ) {
-    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
+    let inputs = Inputs::new(s, options.layout, x, initial);
+    let history = (s.width - 1) as isize;
     fill_forward(s, options, bias, y, |b, c, t| {
-        let mut acc = 0f32;
-        // tap reads x[t + tap − (width−1)]; taps before the sequence start read zeros.
-        for tap in (s.width - 1).saturating_sub(t)..s.width {
-            let tau = t + tap + 1 - s.width;
-            acc += w[c * s.width + tap].to_f32() * x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32();
-        }
-        acc
+        let start = if initial.is_some() { 0 } else { (s.width - 1).saturating_sub(t) };
+        (start..s.width).map(|tap| w[c * s.width + tap].to_f32() * inputs.at(b, c, (t + tap) as isize - history)).sum()
     });
 }
 
@@ -54,24 +78,41 @@ pub(crate) fn forward_fused_gemm<T: Element>(
     x: &[T],
     w: &[T],
     bias: Option<&[T]>,
+    initial: Option<&[T]>,
     y: &mut [T],
 ) {
-    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
+    let inputs = Inputs::new(s, options.layout, x, initial);
     let history = 16 * (s.width - 1).div_ceil(16);
     fill_forward(s, options, bias, y, |b, c, t| {
         let j = t % 16;
         let mut acc = 0f32;
         for m in 0..16 + history {
             // Signed positions: the window starts up to H before t = 0, the band past the taps.
-            let (tau, tap) = (t as isize - (j + history) as isize + m as isize, m as isize - (history + j) as isize);
-            let tap = tap + s.width as isize - 1;
-            if tau >= 0 && (0..s.width as isize).contains(&tap) {
-                let (tau, tap) = (tau as usize, tap as usize);
-                acc += x[b * batch_stride + c * dim_stride + tau * seq_stride].to_f32() * w[c * s.width + tap].to_f32();
+            let tau = t as isize - (j + history) as isize + m as isize;
+            let tap = m as isize - (history + j) as isize + s.width as isize - 1;
+            if tau >= 1 - s.width as isize && (0..s.width as isize).contains(&tap) {
+                acc += inputs.at(b, c, tau) * w[c * s.width + tap as usize].to_f32();
             }
         }
         acc
     });
+}
+
+/// final_states[b, c, k] = x[b, c, seqlen − (width−1) + k], from `initial` (or 0) before t = 0.
+pub(crate) fn final_states<T: Element>(
+    s: &ConvShape,
+    layout: Layout,
+    x: &[T],
+    initial: Option<&[T]>,
+    final_states: &mut [T],
+) {
+    let inputs = Inputs::new(s, layout, x, initial);
+    let history = s.width - 1;
+    for (i, out) in final_states.iter_mut().enumerate() {
+        let (row, k) = (i / history, i % history);
+        let tau = (s.seqlen + k) as isize - history as isize;
+        *out = T::from_f32(inputs.at(row / s.dim, row % s.dim, tau));
+    }
 }
 
 /// y[b, c, t] = act(bias[c] + conv(b, c, t)), rounded once, in `options.layout`; parallel over

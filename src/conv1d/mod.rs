@@ -146,6 +146,22 @@ impl fmt::Display for GemmTileConfig {
     }
 }
 
+/// The states of a chunked forward ([`CausalConv1d::forward_with_states`]), each
+/// `[batch, dim, width−1]`, contiguous, in either layout of x.
+#[derive(Debug)]
+pub struct ConvStates<'a, T: Element> {
+    /// The inputs before t = 0: `x[b, c, −k] = initial[b, c, width−1−k]`.
+    pub initial: Option<&'a Buffer<T>>,
+    /// Receives `x[b, c, seqlen−(width−1)+k]` at `[b, c, k]`.
+    pub final_states: Option<&'a mut Buffer<T>>,
+}
+
+impl<T: Element> Default for ConvStates<'_, T> {
+    fn default() -> Self {
+        ConvStates { initial: None, final_states: None }
+    }
+}
+
 /// A causal conv1d of one shape and set of options on one device. It owns its workspace
 /// (for `Im2colGemm`: the im2col matrix and the dense weight), so `forward` allocates
 /// nothing and never waits for the host: it can be captured in a graph.
@@ -199,7 +215,7 @@ impl<T: Element> CausalConv1d<T> {
     /// Enqueues `y = act(conv(x, w))` on `stream`. Arguments are checked before anything is
     /// enqueued; on the host backend the call runs to completion before returning.
     pub fn forward(&mut self, stream: &Stream, x: &Buffer<T>, w: &Buffer<T>, y: &mut Buffer<T>) -> Result<()> {
-        self.forward_impl(stream, x, w, None, y)
+        self.forward_with_states(stream, x, w, None, ConvStates::default(), y)
     }
 
     /// As [`CausalConv1d::forward`], adding `bias [dim]` before the activation.
@@ -211,20 +227,28 @@ impl<T: Element> CausalConv1d<T> {
         bias: &Buffer<T>,
         y: &mut Buffer<T>,
     ) -> Result<()> {
-        self.forward_impl(stream, x, w, Some(bias), y)
+        self.forward_with_states(stream, x, w, Some(bias), ConvStates::default(), y)
     }
 
-    fn forward_impl(
+    /// The forward of one chunk of longer sequences: `states.initial` `[batch, dim, width−1]`
+    /// is the history before t = 0 (instead of zeros), and `states.final_states` receives the
+    /// last width−1 inputs of each row (taken from the initial states where seqlen <
+    /// width−1), ready to be the next chunk's initial states. Either may be absent; `bias` is
+    /// optional. `Direct` and `FusedGemm` only (docs/STATES.md).
+    pub fn forward_with_states(
         &mut self,
         stream: &Stream,
         x: &Buffer<T>,
         w: &Buffer<T>,
         bias: Option<&Buffer<T>>,
+        states: ConvStates<'_, T>,
         y: &mut Buffer<T>,
     ) -> Result<()> {
         let s = self.shape;
         check::stream_on(stream, self.device.id())?;
         check::forward_buffers(&s, self.options.layout, self.device.id(), x, w, bias, y)?;
+        let ConvStates { initial, final_states } = states;
+        check::states(&s, self.options.algorithm, self.device.id(), initial, final_states.as_deref())?;
         match &mut self.workspace {
             Some(ws) => {
                 check::im2col_bias(bias)?;
@@ -232,7 +256,15 @@ impl<T: Element> CausalConv1d<T> {
                 stages::run_preprocess_weight(stream, &s, w, &mut ws.b)?;
                 stages::run_gemm_abt(stream, &s, &ws.a, &ws.b, y)
             }
-            None => stages::run_forward(stream, &s, &self.options, x, w, bias, y),
+            None => {
+                stages::run_forward(stream, &s, &self.options, x, w, bias, initial, y)?;
+                match final_states {
+                    Some(final_states) => {
+                        stages::run_final_states(stream, &s, self.options.layout, x, initial, final_states)
+                    }
+                    None => Ok(()),
+                }
+            }
         }
     }
 

@@ -126,7 +126,9 @@ pub(crate) fn run_gemm_abt<T: Element>(
         gpu: unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) })
 }
 
-/// `Direct` or `FusedGemm` (`options.algorithm`, resolved).
+/// `Direct` or `FusedGemm` (`options.algorithm`, resolved), with the history before t = 0
+/// from `initial` (zeros without it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_forward<T: Element>(
     stream: &Stream,
     s: &ConvShape,
@@ -134,20 +136,47 @@ pub(crate) fn run_forward<T: Element>(
     x: &Buffer<T>,
     w: &Buffer<T>,
     bias: Option<&Buffer<T>>,
+    initial: Option<&Buffer<T>>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
     on_backend!(stream,
     host: {
-        let (x, w, bias, y) = (host_data(x), host_data(w), bias.map(host_data), host_data_mut(y));
+        let (x, w, y) = (host_data(x), host_data(w), host_data_mut(y));
+        let (bias, initial) = (bias.map(host_data), initial.map(host_data));
         match options.algorithm {
-            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, y),
-            _ => host::forward_direct(s, options, x, w, bias, y),
+            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, initial, y),
+            _ => host::forward_direct(s, options, x, w, bias, initial, y),
         }
     },
-    // SAFETY: x, w, bias and y live on the stream's device with the lengths the shape
-    // and layout need (checked by the caller); a missing bias is passed as null.
+    // SAFETY: x, w, bias, initial and y live on the stream's device with the lengths the
+    // shape and layout need (checked by the caller); missing ones are passed as null.
     gpu: unsafe {
         let bias = bias.map_or(std::ptr::null(), Buffer::as_raw);
-        super::gpu::conv1d_forward::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, y.as_raw_mut())
+        let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
+        super::gpu::conv1d_forward::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, initial, y.as_raw_mut())
+    })
+}
+
+/// The last width−1 inputs of each row (from `initial` before t = 0) into `final_states`.
+pub(crate) fn run_final_states<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    layout: Layout,
+    x: &Buffer<T>,
+    initial: Option<&Buffer<T>>,
+    final_states: &mut Buffer<T>,
+) -> Result<()> {
+    if s.width == 1 {
+        return Ok(()); // no state
+    }
+    on_backend!(stream,
+    host: host::final_states(s, layout, host_data(x), initial.map(host_data), host_data_mut(final_states)),
+    // SAFETY: x, initial and final_states live on the stream's device with the lengths the
+    // shape and layout need (checked by the caller); `final_states` is borrowed mutably, so
+    // it cannot be `initial`.
+    gpu: unsafe {
+        let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
+        let options = ConvOptions::default().layout(layout);
+        super::gpu::conv1d_final_states::<T>(stream, s, &options, x.as_raw(), initial, final_states.as_raw_mut())
     })
 }
