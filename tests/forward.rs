@@ -222,6 +222,57 @@ fn fused_gemm_pipelines_strips_of_several_tiles() {
 }
 
 #[test]
+fn tensors_past_2_pow_31_elements_are_addressed_in_64_bits() {
+    // 2 x 32768 x 32800 = 2 149 580 800 elements (> 2^31) per tensor, 4.3 GB each in f16:
+    // every offset past 2^31 must be computed in 64 bits. Inputs follow a hashed pattern so
+    // that any output can be recomputed on the host; the check samples the first and last
+    // rows of each layout and 4000 random outputs. y starts as NaN.
+    let Some(device) = gpu_device("tensors_past_2_pow_31_elements_are_addressed_in_64_bits") else { return };
+    let mut rng = Rng::new(fresh_seed("tensors_past_2_pow_31_elements_are_addressed_in_64_bits"));
+    let s = ConvShape::new(2, 32768, 32800, 4);
+    assert!(s.x_len() > 1 << 31);
+    let value = |i: usize| f16::from_f32(((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as f32 / 1000.0 - 1.0);
+    let stream = device.stream().unwrap();
+    let mut host: Vec<f16> = (0..s.x_len()).map(value).collect();
+    let x = device.upload(&stream, &host).unwrap();
+    let w_host: Vec<f16> = rng.vec(s.w_len());
+    let w = device.upload(&stream, &w_host).unwrap();
+    host.iter_mut().for_each(|v| *v = f16::NAN);
+    let mut y = device.upload(&stream, &host).unwrap();
+    drop(host);
+    for (algorithm, layout) in [
+        (Algorithm::Direct, Layout::ChannelFirst),
+        (Algorithm::Direct, Layout::ChannelLast),
+        (Algorithm::FusedGemm, Layout::ChannelFirst),
+        (Algorithm::FusedGemm, Layout::ChannelLast),
+    ] {
+        let options = ConvOptions::default().algorithm(algorithm).layout(layout);
+        CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
+        let out = y.to_vec(&stream).unwrap();
+        let mut samples: Vec<(usize, usize, usize)> = (0..4000)
+            .map(|_| (rng.range(0, s.batch - 1), rng.range(0, s.dim - 1), rng.range(0, s.seqlen - 1)))
+            .collect();
+        samples.extend((0..64).flat_map(|t| [(0, 0, t), (s.batch - 1, s.dim - 1, s.seqlen - 1 - t)]));
+        samples.extend((0..64).map(|c| (s.batch - 1, s.dim - 1 - c, s.seqlen - 1)));
+        let (got, want): (Vec<f16>, Vec<f64>) = samples
+            .iter()
+            .map(|&(b, c, t)| {
+                let conv = (0..s.width)
+                    .filter(|&tap| t + tap + 1 >= s.width)
+                    .map(|tap| {
+                        let x = value(index(&s, layout, b, c, t + tap + 1 - s.width)).to_f64();
+                        w_host[c * s.width + tap].to_f64() * x
+                    })
+                    .sum::<f64>();
+                (out[index(&s, layout, b, c, t)], conv)
+            })
+            .unzip();
+        let err = rel_norm_error(&got, &want);
+        assert!(err <= tolerance(hipconv::DType::F16), "{algorithm} {layout}: rel error {err:.3e} at sampled outputs");
+    }
+}
+
+#[test]
 fn every_width_from_1_to_64_matches_reference() {
     let mut rng = Rng::new(fresh_seed("every_width_from_1_to_64_matches_reference"));
     for device in devices("every_width_from_1_to_64_matches_reference") {
