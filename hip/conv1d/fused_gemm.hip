@@ -315,9 +315,13 @@ template <typename T, bool kChannelLast> bool fused_vector_stores(const hipconv_
 
 template <typename Kernel> hipconv_status_t launch_with_shared(Kernel kernel, const FusedGeometry &g, int64_t blocks,
                                                                hipStream_t stream, const hipconv_conv1d_params &p) {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    // NVIDIA caps dynamic shared memory at 48 KB unless the kernel opts in; AMD allows the
+    // whole 64 KB LDS (kFusedSharedLimit) without an attribute.
     if (g.bytes > kFusedDefaultShared)
         HIPCONV_RETURN_IF_ERROR(
             hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, g.bytes));
+#endif
     hipLaunchKernelGGL(kernel, dim3(grid_blocks(blocks)), dim3(kFusedThreads), g.bytes, stream, p, g);
     return last_launch_status();
 }
