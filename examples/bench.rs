@@ -102,7 +102,7 @@ fn bench_row<T: Element>(
     let gemm_flops = match conv.options().algorithm {
         Algorithm::Im2colGemm => Some(2.0 * (g.m * g.n * g.k) as f64),
         // One K = 16 + H long dot product per output (H: width-1 rounded up to 16).
-        Algorithm::FusedGemm => Some(2.0 * (shape.x_len() * (16 + 16 * (shape.width - 1).div_ceil(16))) as f64),
+        Algorithm::FusedGemm => Some(2.0 * (shape.x_len() * (16 + shape.fused_gemm_history())) as f64),
         _ => None,
     };
     Ok(Row {

@@ -82,7 +82,7 @@ pub(crate) fn forward_fused_gemm<T: Element>(
     y: &mut [T],
 ) {
     let inputs = Inputs::new(s, options.layout, x, initial);
-    let history = 16 * (s.width - 1).div_ceil(16);
+    let history = s.fused_gemm_history();
     fill_forward(s, options, bias, y, |b, c, t| {
         let j = t % 16;
         let mut acc = 0f32;

@@ -72,6 +72,12 @@ impl ConvShape {
         }
     }
 
+    /// `FusedGemm`'s history H = 16·⌈(width−1)/16⌉: each output is a dot product of length
+    /// K = 16 + H (hip/conv1d/fused_gemm.hip).
+    pub fn fused_gemm_history(&self) -> usize {
+        16 * (self.width - 1).div_ceil(16)
+    }
+
     /// The GEMM this shape becomes in the explicit pipeline.
     pub fn gemm(&self) -> GemmShape {
         let k = self.width * self.dim;

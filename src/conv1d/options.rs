@@ -34,15 +34,20 @@ impl fmt::Display for Algorithm {
     }
 }
 
+/// The one of `all` whose `Display` name is `name`; the error lists the names.
+fn by_name<T: fmt::Display + Copy>(name: &str, kind: &str, all: &[T]) -> Result<T, String> {
+    all.iter().copied().find(|v| v.to_string() == name).ok_or_else(|| {
+        let names: Vec<String> = all.iter().map(T::to_string).collect();
+        format!("unknown {kind} {name:?}: expected one of {}", names.join(", "))
+    })
+}
+
 impl std::str::FromStr for Algorithm {
     type Err = String;
 
     /// The names `Display` prints: `auto`, `im2col_gemm`, `fused_gemm`, `direct`.
     fn from_str(name: &str) -> Result<Self, String> {
-        [Algorithm::Auto, Algorithm::Im2colGemm, Algorithm::FusedGemm, Algorithm::Direct]
-            .into_iter()
-            .find(|a| a.to_string() == name)
-            .ok_or_else(|| format!("unknown algorithm {name:?}: expected auto, im2col_gemm, fused_gemm or direct"))
+        by_name(name, "algorithm", &[Algorithm::Auto, Algorithm::Im2colGemm, Algorithm::FusedGemm, Algorithm::Direct])
     }
 }
 
@@ -70,10 +75,7 @@ impl std::str::FromStr for Layout {
 
     /// The names `Display` prints: `channel_first`, `channel_last`.
     fn from_str(name: &str) -> Result<Self, String> {
-        [Layout::ChannelFirst, Layout::ChannelLast]
-            .into_iter()
-            .find(|l| l.to_string() == name)
-            .ok_or_else(|| format!("unknown layout {name:?}: expected channel_first or channel_last"))
+        by_name(name, "layout", &[Layout::ChannelFirst, Layout::ChannelLast])
     }
 }
 
