@@ -50,6 +50,34 @@ hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&ca
     return err;
 }
 
+// Lets `kernel` launch with `bytes` of dynamic shared memory. NVIDIA caps it at 48 KB unless
+// the kernel opts in; the opt-in is asked once per kernel, device and size (`cache`, one per
+// kernel, keeps the largest granted). AMD grants its whole LDS without an attribute.
+template <typename Kernel>
+hipError_t allow_dynamic_shared(Kernel kernel, int bytes, std::atomic<int64_t> (&cache)[kMaxCachedDevices]) {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    constexpr int kDefaultShared = 48 * 1024;
+    if (bytes <= kDefaultShared) return hipSuccess;
+    int device = 0;
+    hipError_t err = hipGetDevice(&device);
+    if (err != hipSuccess) return err;
+    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
+    if (cacheable && cache[device].load(std::memory_order_relaxed) >= bytes) return hipSuccess;
+    err = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err == hipSuccess && cacheable) {
+        int64_t granted = cache[device].load(std::memory_order_relaxed);
+        while (granted < bytes && !cache[device].compare_exchange_weak(granted, bytes, std::memory_order_relaxed)) {
+        }
+    }
+    return err;
+#else
+    (void)kernel;
+    (void)bytes;
+    (void)cache;
+    return hipSuccess;
+#endif
+}
+
 // The status of the launch just made (configuration errors surface here).
 inline hipconv_status_t last_launch_status() { return (hipconv_status_t)hipGetLastError(); }
 

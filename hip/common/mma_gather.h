@@ -107,12 +107,6 @@ template <typename T> struct MmaRows {
     }
 };
 
-template <> struct MmaRows<float> {
-    template <typename FB> __device__ static void run(Acc &c, const float *a, int stride, const FB &b) {
-        Mma<float>::run(c, [a, stride](int m, int k) { return a[m * stride + k]; }, b);
-    }
-};
-
 // fn(m, n, value) for each element of C this lane holds.
 template <typename F> __device__ inline void for_each(const Acc &c, const F &fn) {
     const int l = lane_id();
@@ -243,12 +237,6 @@ template <typename T> struct MmaRows {
     }
 };
 
-template <> struct MmaRows<float> {
-    template <typename FB> __device__ static void run(Acc &c, const float *a, int stride, const FB &b) {
-        Mma<float>::run(c, [a, stride](int m, int k) { return a[m * stride + k]; }, b);
-    }
-};
-
 // fn(m, n, value) for each element of C this lane holds.
 template <typename F> __device__ inline void for_each(const Acc &c, const F &fn) {
     const int l = lane_id(), g = l / 4, n = 2 * (l % 4);
@@ -262,6 +250,13 @@ template <typename F> __device__ inline void for_each(const Acc &c, const F &fn)
 }
 
 #endif
+
+// fp32 has no whole-fragment load: gather as mma() does.
+template <> struct MmaRows<float> {
+    template <typename FB> __device__ static void run(Acc &c, const float *a, int stride, const FB &b) {
+        Mma<float>::run(c, [a, stride](int m, int k) { return a[m * stride + k]; }, b);
+    }
+};
 
 // C += A * B for one 16 x 16 x 16 step; A(m, k) and B(k, n) return T.
 template <typename T, typename FA, typename FB> __device__ inline void mma(Acc &c, const FA &a, const FB &b) {

@@ -37,6 +37,7 @@
 #include "element.h"
 #include "hipconv.h"
 #include "launch.h"
+#include "vector_rows.h"
 
 namespace hipconv {
 
@@ -69,13 +70,6 @@ __device__ inline void store_run(T *dst, int64_t stride, const float *v, int cou
     }
     for (int j = 0; j < count; ++j) dst[j * stride] = from_float<T>(v[j]);
 }
-
-// 16-byte vectors of T, and their conversion into fp32 window entries.
-template <typename T> struct Vec16 {
-    static constexpr int kCount = 16 / sizeof(T);
-    uint4 raw;
-    __device__ float get(int e) const { return to_float(reinterpret_cast<const T *>(&raw)[e]); }
-};
 
 // Window rows r = 0..rows-1 hold x at times tau0 + r for channels c0..c0+63 (fp32, 0 outside
 // the sequence). All loads of a thread are issued into registers before any shared-memory
@@ -339,11 +333,9 @@ __global__ void __launch_bounds__(kDirectThreads) conv1d_direct_kernel(hipconv_c
 // carry the scalar path's registers.
 template <typename T, bool kChannelLast>
 bool vector_loads_fit(const hipconv_conv1d_params &p, int taps_per_pass) {
-    constexpr int kVec = Vec16<T>::kCount;
-    const bool aligned = (reinterpret_cast<uintptr_t>(p.x) & 15) == 0 && p.x_batch_stride % kVec == 0;
-    if (kChannelLast) return aligned && p.x_dim_stride == 1 && p.dim % kVec == 0 && p.x_seq_stride % kVec == 0;
-    return aligned && p.x_seq_stride == 1 && p.seqlen % kVec == 0 && p.x_dim_stride % kVec == 0 &&
-           p.width <= taps_per_pass;
+    return rows_vectorizable<T, kChannelLast>(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p.dim,
+                                              p.seqlen) &&
+           (kChannelLast || p.width <= taps_per_pass);
 }
 
 template <typename T, bool kChannelLast, int kWidth>

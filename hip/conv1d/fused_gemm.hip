@@ -30,8 +30,8 @@
  *   - The block writes the output tile along y's contiguous axis (16-byte stores where
  *     aligned).
  *
- * Launch: kFusedThreads threads, dynamic shared memory FusedGeometry::bytes (opted in past
- * 48 KB); 1-D grid-stride loop over batch * ceil(dim/tile_c) * ceil(ceil(seqlen/256)/strip)
+ * Launch: kFusedThreads threads, dynamic shared memory FusedGeometry::bytes (on NVIDIA opted
+ * in past 48 KB, once per kernel and device); 1-D grid-stride loop over batch * ceil(dim/tile_c) * ceil(ceil(seqlen/256)/strip)
  * strips.
  */
 #include <algorithm>
@@ -42,6 +42,7 @@
 #include "hipconv.h"
 #include "launch.h"
 #include "mma_gather.h"
+#include "vector_rows.h"
 
 namespace hipconv {
 
@@ -52,17 +53,13 @@ constexpr int kFusedMaxTileC = 32;
 constexpr int kFusedMinTileC = 4;
 constexpr int kFusedMaxStrip = 8;   // tiles per block
 constexpr int kFusedTapPad = 32;    // zeros before tap 0 (B reads down to tap -30)
-// Dynamic shared memory per block: past 48 KB needs an opt-in on NVIDIA; AMD LDS is 64 KB.
-constexpr int kFusedDefaultShared = 48 * 1024;
+// Dynamic shared memory per block: past 48 KB needs an opt-in on NVIDIA (launch.h); AMD LDS
+// is 64 KB.
 #if defined(HIPCONV_PLATFORM_AMD)
 constexpr int kFusedSharedLimit = 64 * 1024;
 #else
 constexpr int kFusedSharedLimit = 72 * 1024;
 #endif
-
-template <typename T> struct FusedVec {
-    static constexpr int kCount = 16 / sizeof(T);
-};
 
 // Sizes of one launch's tiles and where its shared-memory regions start (host side).
 struct FusedGeometry {
@@ -122,7 +119,7 @@ __device__ inline void load_taps(T *taps, const hipconv_conv1d_params &p, const 
 template <typename T, bool kChannelLast, bool kVectorLoad>
 __device__ inline void load_window(T *dst, const hipconv_conv1d_params &p, const FusedGeometry &g, const T *xb,
                                    int c0, int64_t tau0) {
-    constexpr int kVec = FusedVec<T>::kCount;
+    constexpr int kVec = Vec16<T>::kCount;
     if constexpr (kVectorLoad) {
         // 16-byte chunks along the contiguous axis: time (channel-first) or channels.
         const int chunks = (kChannelLast ? g.tile_c : g.rows) / kVec;  // per window row
@@ -161,7 +158,7 @@ __device__ inline void load_window(T *dst, const hipconv_conv1d_params &p, const
 
 // window[c][t] = landing[t][c]: 16-byte reads along c, lanes along t (no bank conflicts).
 template <typename T> __device__ inline void transpose_landing(T *window, const T *landing, const FusedGeometry &g) {
-    constexpr int kVec = FusedVec<T>::kCount;
+    constexpr int kVec = Vec16<T>::kCount;
     for (int i = threadIdx.x; i < g.rows * (g.tile_c / kVec); i += blockDim.x) {
         const int u = i % g.rows, c = (i / g.rows) * kVec;
         const uint4 v = *reinterpret_cast<const uint4 *>(landing + u * g.landing_ld + c);
@@ -200,7 +197,7 @@ __device__ inline void compute_tile(T *out, const T *window, const T *taps, cons
 template <typename T, bool kChannelLast>
 __device__ inline void store_tile(T *yb, const T *out, const hipconv_conv1d_params &p, const FusedGeometry &g, int c0,
                                   int64_t t0) {
-    constexpr int kVec = FusedVec<T>::kCount;
+    constexpr int kVec = Vec16<T>::kCount;
     const int runs = (kChannelLast ? g.tile_c : kFusedTileT) / kVec;  // vectors per tile row
     const int rows = kChannelLast ? kFusedTileT : g.tile_c;
     for (int i = threadIdx.x; i < rows * runs; i += blockDim.x) {
@@ -295,33 +292,22 @@ __global__ void __launch_bounds__(kFusedThreads) conv1d_fused_gemm_kernel(hipcon
     }
 }
 
-template <typename T, bool kChannelLast> bool fused_vector_loads(const hipconv_conv1d_params &p, int tile_c) {
-    constexpr int kVec = FusedVec<T>::kCount;
-    const bool aligned = (reinterpret_cast<uintptr_t>(p.x) & 15) == 0 && p.x_batch_stride % kVec == 0;
-    if (kChannelLast)
-        return aligned && p.x_dim_stride == 1 && p.dim % kVec == 0 && p.x_seq_stride % kVec == 0 &&
-               tile_c % kVec == 0;
-    return aligned && p.x_seq_stride == 1 && p.seqlen % kVec == 0 && p.x_dim_stride % kVec == 0;
+// x (loads) or y (stores) in 16-byte vectors; channel-last vectors also must not cross the
+// channel tile.
+template <typename T, bool kChannelLast>
+bool fused_vectorizable(const void *base, int64_t batch_stride, int64_t dim_stride, int64_t seq_stride,
+                        const hipconv_conv1d_params &p, int tile_c) {
+    return rows_vectorizable<T, kChannelLast>(base, batch_stride, dim_stride, seq_stride, p.dim, p.seqlen) &&
+           (!kChannelLast || tile_c % Vec16<T>::kCount == 0);
 }
 
-template <typename T, bool kChannelLast> bool fused_vector_stores(const hipconv_conv1d_params &p, int tile_c) {
-    constexpr int kVec = FusedVec<T>::kCount;
-    const bool aligned = (reinterpret_cast<uintptr_t>(p.y) & 15) == 0 && p.y_batch_stride % kVec == 0;
-    if (kChannelLast)
-        return aligned && p.y_dim_stride == 1 && p.dim % kVec == 0 && p.y_seq_stride % kVec == 0 &&
-               tile_c % kVec == 0;
-    return aligned && p.y_seq_stride == 1 && p.seqlen % kVec == 0 && p.y_dim_stride % kVec == 0;
-}
-
-template <typename Kernel> hipconv_status_t launch_with_shared(Kernel kernel, const FusedGeometry &g, int64_t blocks,
-                                                               hipStream_t stream, const hipconv_conv1d_params &p) {
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-    // NVIDIA caps dynamic shared memory at 48 KB unless the kernel opts in; AMD allows the
-    // whole 64 KB LDS (kFusedSharedLimit) without an attribute.
-    if (g.bytes > kFusedDefaultShared)
-        HIPCONV_RETURN_IF_ERROR(
-            hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, g.bytes));
-#endif
+// One kernel's launch; it asks for its shared memory once per device (launch.h).
+template <typename T, bool kChannelLast, bool kVectorLoad>
+hipconv_status_t launch_fused(const FusedGeometry &g, int64_t blocks, hipStream_t stream,
+                              const hipconv_conv1d_params &p) {
+    auto kernel = conv1d_fused_gemm_kernel<T, kChannelLast, kVectorLoad>;
+    static std::atomic<int64_t> shared_cache[kMaxCachedDevices];  // one per kernel
+    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, g.bytes, shared_cache));
     hipLaunchKernelGGL(kernel, dim3(grid_blocks(blocks)), dim3(kFusedThreads), g.bytes, stream, p, g);
     return last_launch_status();
 }
@@ -333,16 +319,17 @@ hipconv_status_t launch_fused_layout(const hipconv_conv1d_params &p, hipStream_t
     while (g.bytes > kFusedSharedLimit && g.tile_c > kFusedMinTileC)
         g = FusedGeometry::make(p.width, kChannelLast, sizeof(T), g.tile_c / 2);
     if (g.bytes > kFusedSharedLimit) return (hipconv_status_t)hipErrorInvalidValue;
-    g.vector_store = fused_vector_stores<T, kChannelLast>(p, g.tile_c) ? 1 : 0;
+    g.vector_store =
+        fused_vectorizable<T, kChannelLast>(p.y, p.y_batch_stride, p.y_dim_stride, p.y_seq_stride, p, g.tile_c);
 
     // Strips long enough to keep the pipeline busy, short enough to leave ~1000 blocks.
     const int64_t t_tiles = ceil_div(p.seqlen, kFusedTileT);
     const int64_t tiles = t_tiles * ceil_div(p.dim, g.tile_c) * p.batch;
     g.strip = (int)std::min<int64_t>(std::max<int64_t>(tiles / 1024, 1), kFusedMaxStrip);
     const int64_t blocks = ceil_div(t_tiles, g.strip) * ceil_div(p.dim, g.tile_c) * p.batch;
-    if (fused_vector_loads<T, kChannelLast>(p, g.tile_c))
-        return launch_with_shared(conv1d_fused_gemm_kernel<T, kChannelLast, true>, g, blocks, stream, p);
-    return launch_with_shared(conv1d_fused_gemm_kernel<T, kChannelLast, false>, g, blocks, stream, p);
+    if (fused_vectorizable<T, kChannelLast>(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p, g.tile_c))
+        return launch_fused<T, kChannelLast, true>(g, blocks, stream, p);
+    return launch_fused<T, kChannelLast, false>(g, blocks, stream, p);
 }
 
 template <typename T>
