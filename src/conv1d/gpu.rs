@@ -114,6 +114,17 @@ fn conv1d_params(
 
 type Launcher = unsafe extern "C" fn(*const sys::hipconv_conv1d_params, sys::hipconv_stream_t) -> i32;
 
+/// The entry point of `T`'s dtype among one operation's three, with its name for errors.
+macro_rules! by_dtype {
+    ($t:ty, $f16:ident, $bf16:ident, $f32:ident) => {
+        match <$t as Element>::DTYPE {
+            DType::F16 => (sys::$f16 as Launcher, stringify!($f16)),
+            DType::BF16 => (sys::$bf16 as Launcher, stringify!($bf16)),
+            DType::F32 => (sys::$f32 as Launcher, stringify!($f32)),
+        }
+    };
+}
+
 /// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with
 /// `initial` not null, the pass that rewrites the outputs that see the initial states.
 ///
@@ -135,23 +146,22 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
     y: *mut c_void,
 ) -> Result<()> {
     let params = conv1d_params(s, options, x, w, bias, y, (initial, std::ptr::null_mut()));
-    let (launch, name): (Launcher, &str) = match (options.algorithm, T::DTYPE) {
-        (Algorithm::FusedGemm, DType::F16) => (sys::hipconv_conv1d_fused_gemm_f16, "hipconv_conv1d_fused_gemm_f16"),
-        (Algorithm::FusedGemm, DType::BF16) => (sys::hipconv_conv1d_fused_gemm_bf16, "hipconv_conv1d_fused_gemm_bf16"),
-        (Algorithm::FusedGemm, DType::F32) => (sys::hipconv_conv1d_fused_gemm_f32, "hipconv_conv1d_fused_gemm_f32"),
-        (_, DType::F16) => (sys::hipconv_conv1d_direct_f16, "hipconv_conv1d_direct_f16"),
-        (_, DType::BF16) => (sys::hipconv_conv1d_direct_bf16, "hipconv_conv1d_direct_bf16"),
-        (_, DType::F32) => (sys::hipconv_conv1d_direct_f32, "hipconv_conv1d_direct_f32"),
+    let (launch, name) = match options.algorithm {
+        Algorithm::FusedGemm => {
+            by_dtype!(T, hipconv_conv1d_fused_gemm_f16, hipconv_conv1d_fused_gemm_bf16, hipconv_conv1d_fused_gemm_f32)
+        }
+        _ => by_dtype!(T, hipconv_conv1d_direct_f16, hipconv_conv1d_direct_bf16, hipconv_conv1d_direct_f32),
     };
     check(launch(&params, stream.as_raw()), name)?;
     if initial.is_null() || s.width == 1 {
         return Ok(());
     }
-    let (apply, name): (Launcher, &str) = match T::DTYPE {
-        DType::F16 => (sys::hipconv_conv1d_apply_initial_states_f16, "hipconv_conv1d_apply_initial_states_f16"),
-        DType::BF16 => (sys::hipconv_conv1d_apply_initial_states_bf16, "hipconv_conv1d_apply_initial_states_bf16"),
-        DType::F32 => (sys::hipconv_conv1d_apply_initial_states_f32, "hipconv_conv1d_apply_initial_states_f32"),
-    };
+    let (apply, name) = by_dtype!(
+        T,
+        hipconv_conv1d_apply_initial_states_f16,
+        hipconv_conv1d_apply_initial_states_bf16,
+        hipconv_conv1d_apply_initial_states_f32
+    );
     check(apply(&params, stream.as_raw()), name)
 }
 
@@ -173,10 +183,11 @@ pub(crate) unsafe fn conv1d_final_states<T: Element>(
 ) -> Result<()> {
     let null = std::ptr::null();
     let params = conv1d_params(s, options, x, null, null, std::ptr::null_mut(), (initial, final_states));
-    let (launch, name): (Launcher, &str) = match T::DTYPE {
-        DType::F16 => (sys::hipconv_conv1d_final_states_f16, "hipconv_conv1d_final_states_f16"),
-        DType::BF16 => (sys::hipconv_conv1d_final_states_bf16, "hipconv_conv1d_final_states_bf16"),
-        DType::F32 => (sys::hipconv_conv1d_final_states_f32, "hipconv_conv1d_final_states_f32"),
-    };
+    let (launch, name) = by_dtype!(
+        T,
+        hipconv_conv1d_final_states_f16,
+        hipconv_conv1d_final_states_bf16,
+        hipconv_conv1d_final_states_f32
+    );
     check(launch(&params, stream.as_raw()), name)
 }
