@@ -14,6 +14,7 @@ const KERNEL_SOURCES: &[&str] = &[
     "hip/conv1d/direct.hip",
     "hip/conv1d/fused_gemm.hip",
     "hip/conv1d/states.hip",
+    "hip/conv1d/update.hip",
     "hip/conv1d/preprocess_input.hip",
     "hip/conv1d/preprocess_weight.hip",
     "hip/gemm/gemm_abt.hip",
@@ -125,6 +126,10 @@ fn build_cuda(nvcc: &Path) {
     env::set_var("NVCC", nvcc);
     let mut build = common_build();
     build.cuda(true).cudart("static").define("HIPCONV_PLATFORM_NVIDIA", None).flag("-x").flag("cu");
+    // cc turns a debug-info profile into nvcc -G: device code without optimisation, whose
+    // kernels would time nothing like the release ones, and whose debug line tables ptxas
+    // warns about for the larger files. Device code is built optimised in every profile.
+    build.debug(false);
     for arch in arch_list("HIPCONV_CUDA_ARCHS", DEFAULT_CUDA_ARCHS) {
         let sm = arch.trim_start_matches("sm_").trim_start_matches("compute_");
         build.flag("-gencode").flag(format!("arch=compute_{sm},code=[sm_{sm},compute_{sm}]"));

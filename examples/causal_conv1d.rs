@@ -9,6 +9,10 @@
 //! (default im2col_gemm, the seed's pipeline) --layout channel_first|channel_last (x and y). Default device: GPU 0 if one is usable, else
 //! the host backend, which the output then says.
 
+#[path = "common/inputs.rs"]
+mod common_inputs;
+
+use common_inputs::inputs;
 use hipconv::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
 use hipconv::half::f16;
 use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig, Layout};
@@ -65,19 +69,6 @@ fn parse_options() -> Result<Options, String> {
         }
     }
     Ok(options)
-}
-
-/// Deterministic inputs in [-1, 1) (never all zero).
-fn inputs(len: usize, seed: u64) -> Vec<f16> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            f16::from_f32((state >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
 }
 
 fn median(mut values: Vec<f32>) -> f32 {

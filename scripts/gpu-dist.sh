@@ -21,8 +21,8 @@ for line in sys.stdin:
 # The example twice: with host verification, and as a production build without it.
 cargo build --release --features verify_host --example causal_conv1d
 cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d_verify_host
-cargo build --release --example causal_conv1d --example bench
-cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" "$CARGO_TARGET_DIR/release/examples/bench" dist/examples/
+cargo build --release --example causal_conv1d --example bench --example decode
+cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode} dist/examples/
 
 strip dist/tests/* dist/examples/*
 cp scripts/gpu-run.sh dist/run.sh

@@ -23,6 +23,7 @@ step() {  # step NAME COMMAND...: runs, appends to the log, prints its tail, rec
     cat "$part" >>"$log"
     case $name in
     bench*) cat "$part" ;;
+    example-decode*) grep -E "^step +[0-9] |decode step|prefill|valid|MISMATCH|error" "$part" | tail -n 14 ;;
     *) grep -E "^test result|skipped|panicked|FAILED|SUMMARY|mismatches|valid|time per|backend:" "$part" | tail -n 12 ;;
     esac
     rm -f "$part"
@@ -44,6 +45,17 @@ if command -v compute-sanitizer >/dev/null; then
     for t in tests/states-*; do
         step memcheck-states compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
     done
+    # Decode updates (shifting, circular, padding rows, bad slots) and packed batches (bad
+    # cu_seqlens): bad indices must be reported, never followed. Then random boundaries.
+    for t in tests/update-*; do
+        step memcheck-update compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
+    done
+    for t in tests/varlen-*; do
+        step memcheck-varlen compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1
+    done
+    for t in tests/fuzz-*; do
+        step memcheck-fuzz env HIPCONV_FUZZ_ROUNDS=20 compute-sanitizer --tool memcheck --error-exitcode 9 "$t"
+    done
     # The forward kernels (Direct, FusedGemm; vector and element paths, both layouts).
     for t in tests/forward-*; do
         for tool in memcheck racecheck; do
@@ -57,6 +69,8 @@ step example examples/causal_conv1d
 step example-large examples/causal_conv1d --batch 4 --dim 300 --seqlen 5000 --width 8
 step example-direct examples/causal_conv1d --algorithm direct
 step example-fused examples/causal_conv1d --algorithm fused_gemm
+step example-decode examples/decode
+step example-decode-wide examples/decode --batch 3 --dim 300 --width 33 --prompt 517 --tokens 8 --silu
 if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     step bench examples/bench --json "$out/bench.json"
     [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"

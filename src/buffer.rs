@@ -1,14 +1,14 @@
 //! Typed buffers owned by one device: device memory on a GPU, a `Vec` on the host.
 
 use crate::device::{Device, DeviceId};
-use crate::element::Element;
+use crate::element::Scalar;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use std::ffi::c_void;
 
 /// `len` elements of `T` on one device. GPU memory is freed on drop.
 #[derive(Debug)]
-pub struct Buffer<T: Element> {
+pub struct Buffer<T: Scalar> {
     device: DeviceId,
     len: usize,
     storage: Storage<T>,
@@ -25,14 +25,14 @@ enum Storage<T> {
 }
 
 // SAFETY: device memory is not tied to a thread; host storage is a Vec of Send + Sync T.
-unsafe impl<T: Element> Send for Buffer<T> {}
+unsafe impl<T: Scalar> Send for Buffer<T> {}
 // SAFETY: shared references only read (copies out), never write.
-unsafe impl<T: Element> Sync for Buffer<T> {}
+unsafe impl<T: Scalar> Sync for Buffer<T> {}
 
-impl<T: Element> Buffer<T> {
+impl<T: Scalar> Buffer<T> {
     pub(crate) fn alloc(device: &Device, len: usize) -> Result<Buffer<T>> {
         let storage = match device.id() {
-            DeviceId::Host => Storage::Host(vec![T::from_f32(0.0); len]),
+            DeviceId::Host => Storage::Host(vec![T::default(); len]),
             DeviceId::Gpu(_) => {
                 #[cfg(hipconv_gpu)]
                 {
@@ -130,7 +130,7 @@ impl<T: Element> Buffer<T> {
         match &self.storage {
             Storage::Host(data) => dst.copy_from_slice(data),
             #[cfg(hipconv_gpu)]
-            // SAFETY: lengths checked above; every T accepts any bit pattern (sealed Element);
+            // SAFETY: lengths checked above; every T accepts any bit pattern (sealed Scalar);
             // the copy is complete before `dst` is released.
             Storage::Gpu { ptr, .. } => unsafe {
                 gpu_copy_and_wait::<T>(
@@ -180,9 +180,28 @@ impl<T: Element> Buffer<T> {
         Ok(())
     }
 
+    /// Enqueues setting every element to zero on `stream`; does not wait (on the host
+    /// backend, done before returning).
+    pub fn zero(&mut self, stream: &Stream) -> Result<()> {
+        self.check_transfer(stream, self.len, "self")?;
+        match &mut self.storage {
+            Storage::Host(data) => data.fill(T::default()),
+            #[cfg(hipconv_gpu)]
+            Storage::Gpu { ptr, .. } => {
+                stream.device().activate()?;
+                // SAFETY: the buffer holds `len` elements on this device and outlives the
+                // memset (the caller keeps it alive while the stream runs).
+                unsafe { crate::gpu::memset_async(*ptr, 0, byte_len::<T>(self.len)?, stream.as_raw())? }
+            }
+            #[cfg(not(hipconv_gpu))]
+            Storage::Gpu { .. } => unreachable!("no GPU buffer can exist without a GPU backend"),
+        }
+        Ok(())
+    }
+
     /// The buffer's contents as a new vector (waits for the stream).
     pub fn to_vec(&self, stream: &Stream) -> Result<Vec<T>> {
-        let mut out = vec![T::from_f32(0.0); self.len];
+        let mut out = vec![T::default(); self.len];
         self.copy_to_host(stream, &mut out)?;
         Ok(out)
     }
@@ -207,7 +226,7 @@ impl<T: Element> Buffer<T> {
     }
 }
 
-impl<T: Element> Drop for Buffer<T> {
+impl<T: Scalar> Drop for Buffer<T> {
     fn drop(&mut self) {
         #[cfg(hipconv_gpu)]
         if let Storage::Gpu { ptr, owned: true } = self.storage {

@@ -1,7 +1,7 @@
 //! Devices: the host backend, or one GPU of the backend this crate was compiled for.
 
 use crate::buffer::Buffer;
-use crate::element::Element;
+use crate::element::Scalar;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use std::fmt;
@@ -173,12 +173,12 @@ impl Device {
     }
 
     /// A buffer of `len` elements on this device; its contents are unspecified.
-    pub fn alloc<T: Element>(&self, len: usize) -> Result<Buffer<T>> {
+    pub fn alloc<T: Scalar>(&self, len: usize) -> Result<Buffer<T>> {
         Buffer::alloc(self, len)
     }
 
     /// A buffer holding a copy of `data`; returns once the copy is complete.
-    pub fn upload<T: Element>(&self, stream: &Stream, data: &[T]) -> Result<Buffer<T>> {
+    pub fn upload<T: Scalar>(&self, stream: &Stream, data: &[T]) -> Result<Buffer<T>> {
         let mut buffer = Buffer::alloc(self, data.len())?;
         buffer.copy_from_host(stream, data)?;
         Ok(buffer)

@@ -26,11 +26,22 @@ mod sealed {
     impl Sealed for half::f16 {}
     impl Sealed for half::bf16 {}
     impl Sealed for f32 {}
+    impl Sealed for i32 {}
 }
 
-/// A buffer element. Sealed: every bit pattern is a valid value, which the GPU
-/// buffers rely on when copying device memory back.
-pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + sealed::Sealed {
+/// A value a [`Buffer`](crate::Buffer) can hold: the [`Element`]s the kernels compute
+/// with, and `i32` for index arguments (state slots, sequence offsets). Sealed: every bit
+/// pattern is a valid value, which the GPU buffers rely on when copying device memory
+/// back, and `Default` is zero.
+pub trait Scalar: Copy + Default + Send + Sync + fmt::Debug + PartialEq + 'static + sealed::Sealed {}
+
+impl Scalar for f16 {}
+impl Scalar for bf16 {}
+impl Scalar for f32 {}
+impl Scalar for i32 {}
+
+/// An element the kernels compute with (f16, bf16, f32), accumulated in f32.
+pub trait Element: Scalar {
     const DTYPE: DType;
     fn to_f32(self) -> f32;
     /// Rounds to nearest even.

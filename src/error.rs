@@ -41,6 +41,13 @@ pub enum Error {
     #[error("{what} is not supported by {op}{hint}")]
     Unsupported { op: &'static str, what: String, hint: &'static str },
 
+    /// An index argument (`state_indices`, `cache_seqlens`, `cu_seqlens`) holds a value
+    /// that would address memory outside its tensor. Found before launch where the indices
+    /// are readable on the host; otherwise found by the kernel that reads them, which skips
+    /// the rows it belongs to, and reported by the next `wait_and_check`.
+    #[error("`{arg}[{position}]` = {value}: expected {expected} ({found})")]
+    BadIndex { arg: &'static str, position: usize, value: i64, expected: String, found: &'static str },
+
     /// Host verification (feature `verify_host`) found a mismatch; the report says where.
     #[cfg(feature = "verify_host")]
     #[error("host verification failed:\n{0}")]

@@ -44,10 +44,11 @@ pub mod verify;
 
 pub use buffer::Buffer;
 pub use conv1d::{
-    Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, ConvStates, GemmShape, GemmTileConfig, Layout,
+    Activation, Algorithm, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, ConvOptions, ConvShape, ConvStates,
+    GemmShape, GemmTileConfig, Layout, StateCache, UpdateShape, VarlenShape,
 };
 pub use device::{Backend, Device, DeviceId, DeviceProperties};
-pub use element::{DType, Element};
+pub use element::{DType, Element, Scalar};
 pub use error::{Error, Result};
 pub use graph::Graph;
 pub use stream::{Event, Stream};
@@ -59,3 +60,11 @@ pub use half;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/STATES.md")]
 pub struct StatesPage;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/UPDATE.md")]
+pub struct UpdatePage;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/VARLEN.md")]
+pub struct VarlenPage;

@@ -1,110 +1,159 @@
 /*
- * Initial and final states of the forward (hipconv.h). The forward kernels themselves run
- * with zero history; the initial states only change the first width-1 outputs of each row,
- * so a small pass rewrites those afterwards, and the fast kernels stay as they are.
+ * Sequence boundaries of the forward (hipconv.h): initial states, packed variable-length
+ * batches, final states. The forward kernels themselves run with zero history over each
+ * batch row (or over a packed batch as one row); only the first width-1 outputs of each
+ * sequence see a different history, so a small pass rewrites those afterwards, and the
+ * fast kernels stay as they are.
  *
- * conv1d_apply_initial_states: y[b, c, t] for t < min(width-1, seqlen), recomputed with
- *   x[b, c, tau < 0] = initial_states[b, c, width-1+tau]; bias and SiLU as the forward,
- *   fp32 accumulation. Launch: 256 threads, grid-stride over batch*dim*min(width-1, seqlen).
+ * A sequence is a batch row b (times 0 .. seqlen-1, states row b), or with cu_seqlens
+ * sequence s of the packed row (times cu_seqlens[s] .. cu_seqlens[s+1]-1, states row s).
+ * Bad cu_seqlens entries are reported in the status word and their sequences skipped;
+ * nothing is addressed through them.
  *
- * conv1d_final_states: the state a later forward continues from.
+ * conv1d_sequence_heads: y at the first min(width-1, length) times of each sequence,
+ *   recomputed with the history initial_states[seq, c, width-1+tau] (0 without it) for
+ *   tau < 0; bias and SiLU as the forward, fp32 accumulation.
+ *   Launch: 256 threads, grid-stride over sequences*dim*(width-1), time fastest.
  *
- *   in   x [batch, dim, seqlen] or [batch, seqlen, dim] (strides), initial_states
- *        [batch, dim, width-1] or NULL
- *   out  final_states[b, c, k] = x[b, c, seqlen-(width-1)+k], where that time is < 0:
- *        initial_states[b, c, seqlen+k] (0 without initial states)
- *
- * Launch: 256 threads, 1-D grid-stride loop over batch*dim*(width-1), k fastest (writes
- * coalesced; x reads are strided, and small).
+ * conv1d_final_states: final_states[seq, c, k] = x at time length-(width-1)+k of the
+ *   sequence, from initial_states[seq, c, length+k] (or 0) where that time is < 0.
+ *   Launch: 256 threads, grid-stride over sequences*dim*(width-1), k fastest (writes
+ *   coalesced; x reads are strided, and small).
  */
 #include "compat.h"
 #include "element.h"
 #include "hipconv.h"
 #include "launch.h"
+#include "status.h"
 
 namespace hipconv {
 
 constexpr int kStatesThreads = 256;
 
-template <typename T> __global__ void __launch_bounds__(kStatesThreads) conv1d_final_states_kernel(hipconv_conv1d_params p) {
+// Where one sequence's inputs and outputs start, and its length; ok = false for a sequence
+// whose cu_seqlens entries are bad (reported, then skipped).
+struct Sequence {
+    int64_t x_start;
+    int64_t y_start;
+    int64_t length;
+    bool ok;
+};
+
+__host__ __device__ inline int64_t sequence_count(const hipconv_conv1d_sequences_params &q) {
+    return q.cu_seqlens != nullptr ? q.n_seqs : q.conv.batch;
+}
+
+__device__ inline Sequence sequence(const hipconv_conv1d_sequences_params &q, int64_t seq, bool report) {
+    const hipconv_conv1d_params &p = q.conv;
+    if (q.cu_seqlens == nullptr)
+        return Sequence{seq * p.x_batch_stride, seq * p.y_batch_stride, p.seqlen, true};
+    const int64_t start = q.cu_seqlens[seq], end = q.cu_seqlens[seq + 1], total = p.seqlen;
+    if (report) {
+        if (seq == 0 && start != 0) report_index_error(q.status, HIPCONV_STATUS_CU_SEQLENS_START, 0, start);
+        if (start < 0 || start > total)
+            report_index_error(q.status, HIPCONV_STATUS_CU_SEQLENS_RANGE, seq, start);
+        if (end < 0 || end > total)
+            report_index_error(q.status, HIPCONV_STATUS_CU_SEQLENS_RANGE, seq + 1, end);
+        else if (end < start)
+            report_index_error(q.status, HIPCONV_STATUS_CU_SEQLENS_DECREASING, seq + 1, end);
+        if (seq == q.n_seqs - 1 && end != total)
+            report_index_error(q.status, HIPCONV_STATUS_CU_SEQLENS_END, seq + 1, end);
+    }
+    const bool ok = 0 <= start && start <= end && end <= total;
+    return Sequence{start * p.x_seq_stride, start * p.y_seq_stride, end - start, ok};
+}
+
+template <typename T> __global__ void __launch_bounds__(kStatesThreads) conv1d_final_states_kernel(hipconv_conv1d_sequences_params q) {
+    const hipconv_conv1d_params &p = q.conv;
     const T *x = static_cast<const T *>(p.x);
     const T *initial = static_cast<const T *>(p.initial_states);
     T *final_states = static_cast<T *>(p.final_states);
     const int history = p.width - 1;
-    const int64_t total = (int64_t)p.batch * p.dim * history;
+    const int64_t total = sequence_count(q) * p.dim * history;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = i / history;  // b * dim + c
+        const int64_t row = i / history;  // seq * dim + c
         const int k = (int)(i % history);
-        const int64_t b = row / p.dim;
+        const int64_t seq = row / p.dim;
         const int c = (int)(row % p.dim);
-        const int64_t tau = (int64_t)p.seqlen - history + k;
+        const Sequence s = sequence(q, seq, c == 0 && k == 0);
+        if (!s.ok) continue;
+        const int64_t tau = s.length - history + k;
         T v;
         if (tau >= 0)
-            v = x[b * p.x_batch_stride + c * p.x_dim_stride + tau * p.x_seq_stride];
+            v = x[s.x_start + c * p.x_dim_stride + tau * p.x_seq_stride];
         else
-            v = initial != nullptr ? initial[row * history + k + p.seqlen] : from_float<T>(0.f);
+            v = initial != nullptr ? initial[row * history + k + s.length] : from_float<T>(0.f);
         final_states[i] = v;
     }
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kStatesThreads) conv1d_apply_initial_states_kernel(hipconv_conv1d_params p) {
+__global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_heads_kernel(hipconv_conv1d_sequences_params q) {
+    const hipconv_conv1d_params &p = q.conv;
     const T *x = static_cast<const T *>(p.x);
     const T *w = static_cast<const T *>(p.w);
     const T *bias = static_cast<const T *>(p.bias);
     const T *initial = static_cast<const T *>(p.initial_states);
     T *y = static_cast<T *>(p.y);
     const int history = p.width - 1;
-    const int head = history < p.seqlen ? history : p.seqlen;  // outputs per row that see the history
-    const int64_t total = (int64_t)p.batch * p.dim * head;
+    const int64_t total = sequence_count(q) * p.dim * history;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = i / head;  // b * dim + c
-        const int t = (int)(i % head);
-        const int64_t b = row / p.dim;
+        const int64_t row = i / history;  // seq * dim + c
+        const int t = (int)(i % history);
+        const int64_t seq = row / p.dim;
         const int c = (int)(row % p.dim);
+        const Sequence s = sequence(q, seq, c == 0 && t == 0);
+        if (!s.ok || t >= s.length) continue;
         float acc = bias != nullptr ? to_float(bias[c]) : 0.f;
         for (int tap = 0; tap < p.width; ++tap) {
             const int tau = t + tap - history;
-            const T v = tau >= 0 ? x[b * p.x_batch_stride + c * p.x_dim_stride + (int64_t)tau * p.x_seq_stride]
-                                 : initial[row * history + history + tau];
-            acc += to_float(w[(int64_t)c * p.width + tap]) * to_float(v);
+            float v = 0.f;
+            if (tau >= 0)
+                v = to_float(x[s.x_start + c * p.x_dim_stride + (int64_t)tau * p.x_seq_stride]);
+            else if (initial != nullptr)
+                v = to_float(initial[row * history + history + tau]);
+            acc += to_float(w[(int64_t)c * p.width + tap]) * v;
         }
         if (p.silu) acc = acc / (1.f + expf(-acc));
-        y[b * p.y_batch_stride + c * p.y_dim_stride + (int64_t)t * p.y_seq_stride] = from_float<T>(acc);
+        y[s.y_start + c * p.y_dim_stride + (int64_t)t * p.y_seq_stride] = from_float<T>(acc);
     }
 }
 
+inline bool valid_sequences(const hipconv_conv1d_sequences_params &q) {
+    const hipconv_conv1d_params &p = q.conv;
+    if (p.x == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 || p.width < 1) return false;
+    if (q.cu_seqlens != nullptr && (p.batch != 1 || q.n_seqs < 1 || q.status == nullptr)) return false;
+    return true;
+}
+
 template <typename T>
-hipconv_status_t launch_conv1d_apply_initial_states(const hipconv_conv1d_params &p, hipStream_t stream) {
-    if (p.x == nullptr || p.w == nullptr || p.y == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 ||
-        p.width < 1)
-        return (hipconv_status_t)hipErrorInvalidValue;
+hipconv_status_t launch_conv1d_sequence_heads(const hipconv_conv1d_sequences_params &q, hipStream_t stream) {
+    const hipconv_conv1d_params &p = q.conv;
+    if (!valid_sequences(q) || p.w == nullptr || p.y == nullptr) return (hipconv_status_t)hipErrorInvalidValue;
     if (p.width == 1) return (hipconv_status_t)hipSuccess;  // no history
-    if (p.initial_states == nullptr) return (hipconv_status_t)hipErrorInvalidValue;
-    const int head = p.width - 1 < p.seqlen ? p.width - 1 : p.seqlen;
-    const int64_t total = (int64_t)p.batch * p.dim * head;
-    hipLaunchKernelGGL(conv1d_apply_initial_states_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
-                       dim3(kStatesThreads), 0, stream, p);
+    const int64_t total = sequence_count(q) * p.dim * (p.width - 1);
+    hipLaunchKernelGGL(conv1d_sequence_heads_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
+                       dim3(kStatesThreads), 0, stream, q);
     return last_launch_status();
 }
 
 template <typename T>
-hipconv_status_t launch_conv1d_final_states(const hipconv_conv1d_params &p, hipStream_t stream) {
-    if (p.x == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 || p.width < 1)
-        return (hipconv_status_t)hipErrorInvalidValue;
+hipconv_status_t launch_conv1d_final_states(const hipconv_conv1d_sequences_params &q, hipStream_t stream) {
+    const hipconv_conv1d_params &p = q.conv;
+    if (!valid_sequences(q)) return (hipconv_status_t)hipErrorInvalidValue;
     if (p.width == 1) return (hipconv_status_t)hipSuccess;  // no state to keep
     if (p.final_states == nullptr) return (hipconv_status_t)hipErrorInvalidValue;
-    const int64_t total = (int64_t)p.batch * p.dim * (p.width - 1);
+    const int64_t total = sequence_count(q) * p.dim * (p.width - 1);
     hipLaunchKernelGGL(conv1d_final_states_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
-                       dim3(kStatesThreads), 0, stream, p);
+                       dim3(kStatesThreads), 0, stream, q);
     return last_launch_status();
 }
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_apply_initial_states, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_apply_initial_states, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_apply_initial_states, f32, float)
+HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, f16, __half)
+HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, bf16, hipconv_bf16)
+HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, f32, float)
 HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, f16, __half)
 HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, bf16, hipconv_bf16)
 HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, f32, float)

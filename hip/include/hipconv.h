@@ -59,6 +59,8 @@ hipconv_status_t hipconv_memcpy_dtoh_async(void *dst, const void *src, size_t by
                                            hipconv_stream_t stream);
 hipconv_status_t hipconv_memcpy_dtod_async(void *dst, const void *src, size_t bytes,
                                            hipconv_stream_t stream);
+/* Sets `bytes` bytes at dst to `byte`, in stream order. */
+hipconv_status_t hipconv_memset_async(void *dst, int32_t byte, size_t bytes, hipconv_stream_t stream);
 
 hipconv_status_t hipconv_stream_create(hipconv_stream_t *stream);
 hipconv_status_t hipconv_stream_destroy(hipconv_stream_t stream);
@@ -78,6 +80,30 @@ hipconv_status_t hipconv_stream_end_capture(hipconv_stream_t stream, hipconv_gra
 hipconv_status_t hipconv_graph_launch(hipconv_graph_exec_t exec, hipconv_stream_t stream);
 hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec);
 
+/* ------------------------------------------- device-detected index errors */
+
+/*
+ * Index arguments that live on the device (state_indices, cache_seqlens, cu_seqlens) are
+ * checked by the kernels that read them. A bad one is never used to address memory: the
+ * row it belongs to is skipped, and the first such error is kept in a status word,
+ * int32_t[HIPCONV_STATUS_WORDS] on the device = {code, position, value, 0}, code 0 = none.
+ * The caller reads the word when it next waits for the stream, and zeroes it.
+ */
+#define HIPCONV_STATUS_WORDS 4
+#define HIPCONV_STATUS_OK 0
+/* state_indices[position] = value >= n_slots */
+#define HIPCONV_STATUS_SLOT_OUT_OF_RANGE 1
+/* cache_seqlens[position] = value < 0 */
+#define HIPCONV_STATUS_NEGATIVE_CACHE_SEQLEN 2
+/* cu_seqlens[0] = value != 0 */
+#define HIPCONV_STATUS_CU_SEQLENS_START 3
+/* cu_seqlens[position] = value < cu_seqlens[position-1] */
+#define HIPCONV_STATUS_CU_SEQLENS_DECREASING 4
+/* cu_seqlens[position] = value outside 0 .. total tokens */
+#define HIPCONV_STATUS_CU_SEQLENS_RANGE 5
+/* cu_seqlens[n_seqs] = value != total tokens */
+#define HIPCONV_STATUS_CU_SEQLENS_END 6
+
 /* ------------------------------------------------------- conv1d: forwards */
 
 /*
@@ -87,7 +113,7 @@ hipconv_status_t hipconv_graph_exec_destroy(hipconv_graph_exec_t exec);
  *   w [dim, width] contiguous; bias [dim] or NULL; silu: 0 or 1. fp32 accumulation.
  *   initial_states [batch, dim, width-1] contiguous or NULL: the inputs before t = 0
  *         (x[b, c, -k] = initial_states[b, c, width-1-k]); zeros without it. The forward
- *         kernels compute with zeros; hipconv_conv1d_apply_initial_states, launched after
+ *         kernels compute with zeros; hipconv_conv1d_sequence_heads, launched after
  *         them, rewrites the outputs that see the history.
  *   final_states [batch, dim, width-1] contiguous: written by hipconv_conv1d_final_states
  *         with the last width-1 inputs (from initial_states where seqlen < width-1);
@@ -114,23 +140,46 @@ typedef struct hipconv_conv1d_params {
     void *final_states;
 } hipconv_conv1d_params;
 
-/* y[b, c, t] for t < width-1, recomputed with initial_states as the history (non-NULL). */
-typedef hipconv_conv1d_params hipconv_conv1d_apply_initial_states_params;
-hipconv_status_t hipconv_conv1d_apply_initial_states_f16(const hipconv_conv1d_params *params,
-                                                         hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_apply_initial_states_bf16(const hipconv_conv1d_params *params,
-                                                          hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_apply_initial_states_f32(const hipconv_conv1d_params *params,
-                                                         hipconv_stream_t stream);
+/*
+ * The sequences of a forward, for the passes at their boundaries (the forward kernels
+ * never see this): the batch rows where cu_seqlens is NULL, else a packed batch.
+ *   cu_seqlens [n_seqs+1] int32 on the device: conv.batch is 1 and conv.seqlen the total
+ *         tokens; sequence s is times cu_seqlens[s] .. cu_seqlens[s+1]-1, and the states
+ *         are [n_seqs, dim, width-1]. The forward kernels run over the packed tokens as
+ *         one sequence; sequence_heads then recomputes the outputs that must not see the
+ *         previous sequence.
+ *   status: the status word (HIPCONV_STATUS_*), required with cu_seqlens.
+ */
+typedef struct hipconv_conv1d_sequences_params {
+    hipconv_conv1d_params conv;
+    const int32_t *cu_seqlens;
+    int32_t n_seqs;
+    int32_t *status;
+} hipconv_conv1d_sequences_params;
 
-/* final_states[b, c, k] = x[b, c, seqlen-(width-1)+k] (initial_states or 0 before t = 0).
+/*
+ * The first min(width-1, length) outputs of each sequence, recomputed with the sequence's
+ * own history: initial_states (or zeros where NULL). Without cu_seqlens the sequences are
+ * the batch rows, and the pass is needed only with initial_states. With cu_seqlens it
+ * separates the sequences of a packed batch the forward kernels ran over as one.
+ */
+typedef hipconv_conv1d_sequences_params hipconv_conv1d_sequence_heads_params;
+hipconv_status_t hipconv_conv1d_sequence_heads_f16(const hipconv_conv1d_sequences_params *params,
+                                                   hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_sequence_heads_bf16(const hipconv_conv1d_sequences_params *params,
+                                                    hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_sequence_heads_f32(const hipconv_conv1d_sequences_params *params,
+                                                   hipconv_stream_t stream);
+
+/* final_states[b, c, k] = x[b, c, seqlen-(width-1)+k] (initial_states or 0 before t = 0),
+ * per sequence of cu_seqlens where given ([n_seqs, dim, width-1]).
  * Reads x and initial_states, writes final_states only; nothing to do for width 1. */
-typedef hipconv_conv1d_params hipconv_conv1d_final_states_params;
-hipconv_status_t hipconv_conv1d_final_states_f16(const hipconv_conv1d_params *params,
+typedef hipconv_conv1d_sequences_params hipconv_conv1d_final_states_params;
+hipconv_status_t hipconv_conv1d_final_states_f16(const hipconv_conv1d_sequences_params *params,
                                                  hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_final_states_bf16(const hipconv_conv1d_params *params,
+hipconv_status_t hipconv_conv1d_final_states_bf16(const hipconv_conv1d_sequences_params *params,
                                                   hipconv_stream_t stream);
-hipconv_status_t hipconv_conv1d_final_states_f32(const hipconv_conv1d_params *params,
+hipconv_status_t hipconv_conv1d_final_states_f32(const hipconv_conv1d_sequences_params *params,
                                                  hipconv_stream_t stream);
 
 /* Direct: a streaming kernel on the vector units (hip/conv1d/direct.hip). Any width. */
@@ -155,6 +204,54 @@ hipconv_status_t hipconv_conv1d_fused_gemm_bf16(const hipconv_conv1d_params *par
                                                 hipconv_stream_t stream);
 hipconv_status_t hipconv_conv1d_fused_gemm_f32(const hipconv_conv1d_params *params,
                                                hipconv_stream_t stream);
+
+/* --------------------------------------------------- conv1d: decode update */
+
+/*
+ * One decoding step against rolling states, which it advances in place:
+ *   x, y [batch, dim, seqlen] by strides (seqlen = the new tokens, >= 1)
+ *   conv_state [n_slots, dim, state_len] contiguous, state_len >= width-1
+ *   state_indices [batch] int32 or NULL (row b uses slot b): a negative index is a padding
+ *         row (its y is 0, no state is read or written); >= n_slots is an error (status,
+ *         y of the row NaN, state untouched)
+ *   cache_seqlens [batch] int32 or NULL: with it each slot is a circular buffer and
+ *         cache_seqlens[b] (>= 0) the position the row's next token goes to; without it
+ *         the state is the last state_len inputs in order, shifted left
+ *   y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * xx[t + tap]), xx = (the last width-1
+ *         inputs of the state, then x[b,c,:])
+ * Distinct rows must use distinct slots. One thread per (b, c): reads its history, writes
+ * y, then the new state; no host synchronisation, so it can be captured in a graph.
+ */
+typedef struct hipconv_conv1d_update_params {
+    const void *x;
+    const void *w;
+    const void *bias;
+    void *y;
+    void *conv_state;
+    const int32_t *state_indices;
+    const int32_t *cache_seqlens;
+    int32_t *status;
+    int32_t batch;
+    int32_t dim;
+    int32_t seqlen;
+    int32_t width;
+    int32_t n_slots;
+    int32_t state_len;
+    int64_t x_batch_stride;
+    int64_t x_dim_stride;
+    int64_t x_seq_stride;
+    int64_t y_batch_stride;
+    int64_t y_dim_stride;
+    int64_t y_seq_stride;
+    int32_t silu;
+} hipconv_conv1d_update_params;
+
+hipconv_status_t hipconv_conv1d_update_f16(const hipconv_conv1d_update_params *params,
+                                           hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_update_bf16(const hipconv_conv1d_update_params *params,
+                                            hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_update_f32(const hipconv_conv1d_update_params *params,
+                                           hipconv_stream_t stream);
 
 /* ------------------------------------------------- conv1d: input im2col */
 

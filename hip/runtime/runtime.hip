@@ -78,6 +78,10 @@ hipconv_status_t hipconv_memcpy_dtod_async(void *dst, const void *src, size_t by
         hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, (hipStream_t)stream));
 }
 
+hipconv_status_t hipconv_memset_async(void *dst, int32_t byte, size_t bytes, hipconv_stream_t stream) {
+    return HIPCONV_STATUS(hipMemsetAsync(dst, byte, bytes, (hipStream_t)stream));
+}
+
 hipconv_status_t hipconv_stream_create(hipconv_stream_t *stream) {
     hipStream_t s = nullptr;
     const hipError_t err = hipStreamCreateWithFlags(&s, hipStreamNonBlocking);

@@ -4,7 +4,7 @@
 use super::{Activation, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::{Device, DeviceId};
-use crate::element::{DType, Element};
+use crate::element::{DType, Element, Scalar};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
@@ -70,7 +70,7 @@ fn on_device(arg: &'static str, found: DeviceId, expected: DeviceId) -> Result<(
 }
 
 /// `buffer` lives on `device` and holds exactly `expected` elements laid out as `layout`.
-pub(crate) fn buffer<T: Element>(
+pub(crate) fn buffer<T: Scalar>(
     arg: &'static str,
     buffer: &Buffer<T>,
     device: DeviceId,
@@ -181,10 +181,18 @@ pub(crate) fn auto_algorithm<T: Element>(shape: &ConvShape, layout: Layout) -> A
     }
 }
 
-/// Initial and final states: `[batch, dim, width−1]` each on the conv's device, and only
+/// The sequences states belong to: the batch rows, or the sequences of a packed batch.
+#[derive(Clone, Copy)]
+pub(crate) struct StateRows {
+    pub(crate) count: usize,
+    pub(crate) name: &'static str,
+}
+
+/// Initial and final states: `[rows, dim, width−1]` each on the conv's device, and only
 /// with the fast paths.
 pub(crate) fn states<T: Element>(
     s: &ConvShape,
+    rows: StateRows,
     algorithm: Algorithm,
     device: DeviceId,
     initial: Option<&Buffer<T>>,
@@ -200,8 +208,8 @@ pub(crate) fn states<T: Element>(
             hint: USE_DIRECT,
         });
     }
-    let len = s.batch * s.dim * (s.width - 1);
-    let layout = || format!("[batch {}, dim {}, width-1 {}]", s.batch, s.dim, s.width - 1);
+    let len = rows.count * s.dim * (s.width - 1);
+    let layout = || format!("[{} {}, dim {}, width-1 {}]", rows.name, rows.count, s.dim, s.width - 1);
     if let Some(initial) = initial {
         buffer("initial_states", initial, device, len, layout)?;
     }
@@ -217,4 +225,57 @@ pub(crate) fn im2col_bias<T: Element>(bias: Option<&Buffer<T>>) -> Result<()> {
         Some(_) => Err(Error::Unsupported { op: "Im2colGemm", what: String::from("bias"), hint: USE_DIRECT }),
         None => Ok(()),
     }
+}
+
+/// A decode update's state cache fits the kernels' 32-bit slot and state indices.
+pub(crate) fn update_shape(u: &super::UpdateShape) -> Result<()> {
+    positive("n_slots", u.n_slots)?;
+    if u.state_len < u.width - 1 {
+        return Err(Error::InvalidDimension { arg: "state_len", value: u.state_len, expected: "at least width-1" });
+    }
+    product_within("n_slots", &[u.n_slots], KERNEL_INDEX_LIMIT)?;
+    product_within("state_len", &[u.state_len], KERNEL_INDEX_LIMIT)?;
+    product_within(
+        "n_slots*dim*state_len (elements of conv_state)",
+        &[u.n_slots, u.dim, u.state_len],
+        ELEMENT_COUNT_LIMIT,
+    )
+}
+
+/// The state cache of one update call: lengths, devices, and slot b for row b to exist
+/// where no `state_indices` say otherwise.
+pub(crate) fn update_cache<T: Element>(
+    u: &super::UpdateShape,
+    device: DeviceId,
+    conv_state: &Buffer<T>,
+    state_indices: Option<&Buffer<i32>>,
+    cache_seqlens: Option<&Buffer<i32>>,
+) -> Result<()> {
+    let state_layout = || format!("[n_slots {}, dim {}, state_len {}]", u.n_slots, u.dim, u.state_len);
+    buffer("conv_state", conv_state, device, u.state_elems(), state_layout)?;
+    let rows = || format!("[batch {}] int32", u.batch);
+    if let Some(indices) = state_indices {
+        buffer("state_indices", indices, device, u.batch, rows)?;
+    } else if u.n_slots < u.batch {
+        return Err(Error::InvalidDimension {
+            arg: "n_slots",
+            value: u.n_slots,
+            expected: "at least batch without state_indices (row b uses slot b)",
+        });
+    }
+    if let Some(cache_seqlens) = cache_seqlens {
+        buffer("cache_seqlens", cache_seqlens, device, u.batch, rows)?;
+    }
+    Ok(())
+}
+
+/// A packed batch's sequence count fits the kernels' 32-bit indices.
+pub(crate) fn varlen_shape(v: &super::VarlenShape) -> Result<()> {
+    positive("n_seqs", v.n_seqs)?;
+    product_within("n_seqs+1", &[v.n_seqs + 1], KERNEL_INDEX_LIMIT)?;
+    product_within(
+        "n_seqs*dim*(width-1) (elements of the states)",
+        &[v.n_seqs, v.dim, v.width - 1],
+        ELEMENT_COUNT_LIMIT,
+    )
 }

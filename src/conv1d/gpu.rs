@@ -11,6 +11,17 @@ use std::ffi::c_void;
 
 // Rust checks FusedGemm's width limit before launch; it must be the kernels' limit.
 const _: () = assert!(super::FUSED_GEMM_MAX_WIDTH == sys::HIPCONV_FUSED_GEMM_MAX_WIDTH as usize);
+// The host backend raises the kernels' index errors by the same codes.
+const _: () = {
+    use super::status;
+    assert!(status::SLOT_OUT_OF_RANGE == sys::HIPCONV_STATUS_SLOT_OUT_OF_RANGE as i32);
+    assert!(status::NEGATIVE_CACHE_SEQLEN == sys::HIPCONV_STATUS_NEGATIVE_CACHE_SEQLEN as i32);
+    assert!(status::CU_SEQLENS_START == sys::HIPCONV_STATUS_CU_SEQLENS_START as i32);
+    assert!(status::CU_SEQLENS_DECREASING == sys::HIPCONV_STATUS_CU_SEQLENS_DECREASING as i32);
+    assert!(status::CU_SEQLENS_RANGE == sys::HIPCONV_STATUS_CU_SEQLENS_RANGE as i32);
+    assert!(status::CU_SEQLENS_END == sys::HIPCONV_STATUS_CU_SEQLENS_END as i32);
+    assert!(status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
+};
 
 fn f16_only<T: Element>(op: &'static str) -> Result<()> {
     match T::DTYPE {
@@ -80,6 +91,15 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
     check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
 }
 
+/// A packed variable-length batch on the device: `n_seqs + 1` offsets, and the status word
+/// where the kernels report bad ones.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedSequences {
+    pub(crate) cu_seqlens: *const i32,
+    pub(crate) n_seqs: usize,
+    pub(crate) status: *mut i32,
+}
+
 /// The params struct of the forward-family kernels for one call.
 fn conv1d_params(
     s: &ConvShape,
@@ -112,28 +132,41 @@ fn conv1d_params(
     }
 }
 
-type Launcher = unsafe extern "C" fn(*const sys::hipconv_conv1d_params, sys::hipconv_stream_t) -> i32;
+/// The params of the passes at sequence boundaries: the forward's, and where the sequences are.
+fn sequences_params(
+    conv: sys::hipconv_conv1d_params,
+    packed: Option<PackedSequences>,
+) -> sys::hipconv_conv1d_sequences_params {
+    let (cu_seqlens, n_seqs, status) =
+        packed.map_or((std::ptr::null(), 0, std::ptr::null_mut()), |p| (p.cu_seqlens, p.n_seqs as i32, p.status));
+    sys::hipconv_conv1d_sequences_params { conv, cu_seqlens, n_seqs, status }
+}
 
-/// The entry point of `T`'s dtype among one operation's three, with its name for errors.
+type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
+
+/// The entry point of `T`'s dtype among one operation's three (taking params `P`), with its
+/// name for errors.
 macro_rules! by_dtype {
-    ($t:ty, $f16:ident, $bf16:ident, $f32:ident) => {
+    ($t:ty, $p:ty, $f16:ident, $bf16:ident, $f32:ident) => {
         match <$t as Element>::DTYPE {
-            DType::F16 => (sys::$f16 as Launcher, stringify!($f16)),
-            DType::BF16 => (sys::$bf16 as Launcher, stringify!($bf16)),
-            DType::F32 => (sys::$f32 as Launcher, stringify!($f32)),
+            DType::F16 => (sys::$f16 as Launcher<$p>, stringify!($f16)),
+            DType::BF16 => (sys::$bf16 as Launcher<$p>, stringify!($bf16)),
+            DType::F32 => (sys::$f32 as Launcher<$p>, stringify!($f32)),
         }
     };
 }
 
 /// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with
-/// `initial` not null, the pass that rewrites the outputs that see the initial states.
+/// `initial` not null or a packed batch, the pass that rewrites the outputs that see each
+/// sequence's own history.
 ///
 /// # Safety
 /// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
 /// `s.w_len()`, `bias` (if not null) `s.dim` and `initial` (if not null)
-/// `s.batch·s.dim·(s.width−1)`, all on the stream's device and live until the launches
-/// complete; `s` must have passed `check::shape`, and `options` the checks of
-/// `check::resolve_algorithm`.
+/// `sequences·s.dim·(s.width−1)` (sequences: `s.batch`, or `packed.n_seqs` with `s.batch`
+/// 1), `packed`'s offsets `n_seqs + 1` and its status word `HIPCONV_STATUS_WORDS` int32,
+/// all on the stream's device and live until the launches complete; `s` must have passed
+/// `check::shape`, and `options` the checks of `check::resolve_algorithm`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn conv1d_forward<T: Element>(
     stream: &Stream,
@@ -143,51 +176,124 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
     w: *const c_void,
     bias: *const c_void,
     initial: *const c_void,
+    packed: Option<PackedSequences>,
     y: *mut c_void,
 ) -> Result<()> {
     let params = conv1d_params(s, options, x, w, bias, y, (initial, std::ptr::null_mut()));
+    type P = sys::hipconv_conv1d_params;
     let (launch, name) = match options.algorithm {
-        Algorithm::FusedGemm => {
-            by_dtype!(T, hipconv_conv1d_fused_gemm_f16, hipconv_conv1d_fused_gemm_bf16, hipconv_conv1d_fused_gemm_f32)
-        }
-        _ => by_dtype!(T, hipconv_conv1d_direct_f16, hipconv_conv1d_direct_bf16, hipconv_conv1d_direct_f32),
+        Algorithm::FusedGemm => by_dtype!(
+            T,
+            P,
+            hipconv_conv1d_fused_gemm_f16,
+            hipconv_conv1d_fused_gemm_bf16,
+            hipconv_conv1d_fused_gemm_f32
+        ),
+        _ => by_dtype!(T, P, hipconv_conv1d_direct_f16, hipconv_conv1d_direct_bf16, hipconv_conv1d_direct_f32),
     };
     check(launch(&params, stream.as_raw()), name)?;
-    if initial.is_null() || s.width == 1 {
+    if (initial.is_null() && packed.is_none()) || s.width == 1 {
         return Ok(());
     }
-    let (apply, name) = by_dtype!(
+    let (heads, name) = by_dtype!(
         T,
-        hipconv_conv1d_apply_initial_states_f16,
-        hipconv_conv1d_apply_initial_states_bf16,
-        hipconv_conv1d_apply_initial_states_f32
+        sys::hipconv_conv1d_sequences_params,
+        hipconv_conv1d_sequence_heads_f16,
+        hipconv_conv1d_sequence_heads_bf16,
+        hipconv_conv1d_sequence_heads_f32
     );
-    check(apply(&params, stream.as_raw()), name)
+    check(heads(&sequences_params(params, packed), stream.as_raw()), name)
 }
 
-/// Enqueues `final_states[b, c, k] = x[b, c, seqlen−(width−1)+k]` (from `initial`, or 0,
-/// before t = 0).
+/// Enqueues `final_states[seq, c, k] = x[seq, c, length−(width−1)+k]` (from `initial`, or 0,
+/// before t = 0), per batch row or per sequence of `packed`.
 ///
 /// # Safety
 /// `x` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `initial` (if not
-/// null) and `final_states` `s.batch·s.dim·(s.width−1)`, all on the stream's device and live
-/// until the launch completes, `final_states` not overlapping `initial`; `s` must have
-/// passed `check::shape`.
+/// null) and `final_states` `sequences·s.dim·(s.width−1)`, `packed` as for
+/// [`conv1d_forward`], all on the stream's device and live until the launch completes,
+/// `final_states` not overlapping `initial`; `s` must have passed `check::shape`.
 pub(crate) unsafe fn conv1d_final_states<T: Element>(
     stream: &Stream,
     s: &ConvShape,
     options: &ConvOptions,
     x: *const c_void,
     initial: *const c_void,
+    packed: Option<PackedSequences>,
     final_states: *mut c_void,
 ) -> Result<()> {
     let null = std::ptr::null();
     let params = conv1d_params(s, options, x, null, null, std::ptr::null_mut(), (initial, final_states));
     let (launch, name) = by_dtype!(
         T,
+        sys::hipconv_conv1d_sequences_params,
         hipconv_conv1d_final_states_f16,
         hipconv_conv1d_final_states_bf16,
         hipconv_conv1d_final_states_f32
+    );
+    check(launch(&sequences_params(params, packed), stream.as_raw()), name)
+}
+
+/// Pointers of one decode update (`hipconv_conv1d_update_params`).
+pub(crate) struct UpdatePointers {
+    pub(crate) x: *const c_void,
+    pub(crate) w: *const c_void,
+    pub(crate) bias: *const c_void,
+    pub(crate) y: *mut c_void,
+    pub(crate) conv_state: *mut c_void,
+    pub(crate) state_indices: *const i32,
+    pub(crate) cache_seqlens: *const i32,
+    pub(crate) status: *mut i32,
+}
+
+/// Enqueues one decode step: y of the new tokens, and the states advanced in place.
+///
+/// # Safety
+/// `p.x` and `p.y` must hold `s.x_len()` elements of `T` laid out as `options.layout`,
+/// `p.w` `s.w_len()`, `p.bias` (if not null) `s.dim`, `p.conv_state`
+/// `n_slots·s.dim·state_len`, `p.state_indices` and `p.cache_seqlens` (if not null)
+/// `s.batch` int32, `p.status` `HIPCONV_STATUS_WORDS` int32, all on the stream's device and
+/// live until the launch completes; `s` must have passed `check::shape`, `n_slots` and
+/// `state_len` fit i32, `state_len ≥ s.width − 1`, and without `state_indices`
+/// `n_slots ≥ s.batch`.
+pub(crate) unsafe fn conv1d_update<T: Element>(
+    stream: &Stream,
+    s: &ConvShape,
+    options: &ConvOptions,
+    n_slots: usize,
+    state_len: usize,
+    p: &UpdatePointers,
+) -> Result<()> {
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
+    let params = sys::hipconv_conv1d_update_params {
+        x: p.x,
+        w: p.w,
+        bias: p.bias,
+        y: p.y,
+        conv_state: p.conv_state,
+        state_indices: p.state_indices,
+        cache_seqlens: p.cache_seqlens,
+        status: p.status,
+        batch: s.batch as i32,
+        dim: s.dim as i32,
+        seqlen: s.seqlen as i32,
+        width: s.width as i32,
+        n_slots: n_slots as i32,
+        state_len: state_len as i32,
+        x_batch_stride: batch_stride,
+        x_dim_stride: dim_stride,
+        x_seq_stride: seq_stride,
+        y_batch_stride: batch_stride,
+        y_dim_stride: dim_stride,
+        y_seq_stride: seq_stride,
+        silu: i32::from(options.activation == Activation::Silu),
+    };
+    let (launch, name) = by_dtype!(
+        T,
+        sys::hipconv_conv1d_update_params,
+        hipconv_conv1d_update_f16,
+        hipconv_conv1d_update_bf16,
+        hipconv_conv1d_update_f32
     );
     check(launch(&params, stream.as_raw()), name)
 }

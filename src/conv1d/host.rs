@@ -98,20 +98,65 @@ pub(crate) fn forward_fused_gemm<T: Element>(
     });
 }
 
-/// final_states[b, c, k] = x[b, c, seqlen − (width−1) + k], from `initial` (or 0) before t = 0.
+/// final_states[seq, c, k] = x at time length − (width−1) + k of the sequence, from
+/// `initial` (or 0) before its first time. The sequences are the batch rows, or those of
+/// `cu_seqlens` (checked) in a packed batch.
 pub(crate) fn final_states<T: Element>(
     s: &ConvShape,
     layout: Layout,
     x: &[T],
     initial: Option<&[T]>,
+    cu_seqlens: Option<&[i32]>,
     final_states: &mut [T],
 ) {
-    let inputs = Inputs::new(s, layout, x, initial);
+    let [batch_stride, dim_stride, seq_stride] = s.strides(layout);
     let history = s.width - 1;
     for (i, out) in final_states.iter_mut().enumerate() {
         let (row, k) = (i / history, i % history);
-        let tau = (s.seqlen + k) as isize - history as isize;
-        *out = T::from_f32(inputs.at(row / s.dim, row % s.dim, tau));
+        let (seq, c) = (row / s.dim, row % s.dim);
+        let (start, length) = match cu_seqlens {
+            Some(cu) => (cu[seq] as usize * seq_stride, (cu[seq + 1] - cu[seq]) as usize),
+            None => (seq * batch_stride, s.seqlen),
+        };
+        *out = match (length + k).checked_sub(history) {
+            Some(tau) => x[start + c * dim_stride + tau * seq_stride],
+            None => initial.map_or(T::from_f32(0.0), |init| init[row * history + length + k]),
+        };
+    }
+}
+
+/// The first min(width−1, length) outputs of each sequence of a packed batch
+/// (`cu_seqlens`, checked), recomputed with the sequence's own history: `initial`
+/// `[n_seqs, dim, width−1]`, or zeros. As hip/conv1d/states.hip does after the forward
+/// over the packed tokens.
+pub(crate) fn sequence_heads<T: Element>(
+    s: &ConvShape,
+    options: &ConvOptions,
+    (x, w, bias): (&[T], &[T], Option<&[T]>),
+    initial: Option<&[T]>,
+    cu_seqlens: &[i32],
+    y: &mut [T],
+) {
+    let [_, dim_stride, seq_stride] = s.strides(options.layout);
+    let history = s.width - 1;
+    let silu = options.activation == Activation::Silu;
+    for seq in 0..cu_seqlens.len() - 1 {
+        let (start, end) = (cu_seqlens[seq] as usize, cu_seqlens[seq + 1] as usize);
+        for c in 0..s.dim {
+            let row = seq * s.dim + c;
+            for t in 0..history.min(end - start) {
+                let mut acc = bias.map_or(0f32, |bias| bias[c].to_f32());
+                for tap in 0..s.width {
+                    let v = match (t + tap).checked_sub(history) {
+                        Some(tau) => x[(start + tau) * seq_stride + c * dim_stride].to_f32(),
+                        None => initial.map_or(0.0, |init| init[row * history + t + tap].to_f32()),
+                    };
+                    acc += w[c * s.width + tap].to_f32() * v;
+                }
+                y[(start + t) * seq_stride + c * dim_stride] =
+                    T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc });
+            }
+        }
     }
 }
 

@@ -16,8 +16,13 @@ pub(crate) mod host;
 mod options;
 pub mod reference;
 pub mod stages;
+mod status;
+mod update;
+mod varlen;
 
 pub use options::{Activation, Algorithm, ConvOptions, Layout};
+pub use update::{CausalConv1dUpdate, StateCache, UpdateShape};
+pub use varlen::{CausalConv1dVarlen, VarlenShape};
 
 /// The widest kernel `Algorithm::FusedGemm` takes (its shared-memory window grows with the
 /// width); `Direct` has no limit. Equal to `HIPCONV_FUSED_GEMM_MAX_WIDTH` in hipconv.h.
@@ -254,7 +259,8 @@ impl<T: Element> CausalConv1d<T> {
         check::stream_on(stream, self.device.id())?;
         check::forward_buffers(&s, self.options.layout, self.device.id(), x, w, bias, y)?;
         let ConvStates { initial, final_states } = states;
-        check::states(&s, self.options.algorithm, self.device.id(), initial, final_states.as_deref())?;
+        let rows = check::StateRows { count: s.batch, name: "batch" };
+        check::states(&s, rows, self.options.algorithm, self.device.id(), initial, final_states.as_deref())?;
         match &mut self.workspace {
             Some(ws) => {
                 check::im2col_bias(bias)?;
@@ -263,10 +269,10 @@ impl<T: Element> CausalConv1d<T> {
                 stages::run_gemm_abt(stream, &s, &ws.a, &ws.b, y)
             }
             None => {
-                stages::run_forward(stream, &s, &self.options, x, w, bias, initial, y)?;
+                stages::run_forward(stream, &s, &self.options, x, w, bias, initial, None, y)?;
                 match final_states {
                     Some(final_states) => {
-                        stages::run_final_states(stream, &s, self.options.layout, x, initial, final_states)
+                        stages::run_final_states(stream, &s, self.options.layout, x, initial, None, final_states)
                     }
                     None => Ok(()),
                 }

@@ -10,7 +10,7 @@
 use super::{check, host, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::DeviceId;
-use crate::element::Element;
+use crate::element::{Element, Scalar};
 use crate::error::Result;
 use crate::stream::Stream;
 
@@ -61,11 +61,11 @@ fn b_layout(s: &ConvShape) -> String {
 }
 
 /// A host buffer's data; callers have checked that the buffer lives on the host.
-pub(crate) fn host_data<T: Element>(buffer: &Buffer<T>) -> &[T] {
+pub(crate) fn host_data<T: Scalar>(buffer: &Buffer<T>) -> &[T] {
     buffer.host_slice().expect("checked before: buffer on the host")
 }
 
-pub(crate) fn host_data_mut<T: Element>(buffer: &mut Buffer<T>) -> &mut [T] {
+pub(crate) fn host_data_mut<T: Scalar>(buffer: &mut Buffer<T>) -> &mut [T] {
     buffer.host_slice_mut().expect("checked before: buffer on the host")
 }
 
@@ -126,8 +126,28 @@ pub(crate) fn run_gemm_abt<T: Element>(
         gpu: unsafe { super::gpu::gemm_abt::<T>(stream, s, a.as_raw(), b.as_raw(), y.as_raw_mut()) })
 }
 
-/// `Direct` or `FusedGemm` (`options.algorithm`, resolved), with the history before t = 0
-/// from `initial` (zeros without it).
+/// A packed variable-length batch (`s.batch` 1, `s.seqlen` the total tokens): its
+/// `n_seqs + 1` offsets, checked on the host backend, and on a GPU the status word its
+/// kernels report bad ones into.
+#[derive(Clone, Copy)]
+pub(crate) struct Packed<'a> {
+    pub(crate) cu_seqlens: &'a Buffer<i32>,
+    #[cfg_attr(not(hipconv_gpu), allow(dead_code))]
+    pub(crate) status: *mut i32,
+}
+
+#[cfg(hipconv_gpu)]
+fn packed_on_device(packed: Option<Packed<'_>>) -> Option<super::gpu::PackedSequences> {
+    packed.map(|p| super::gpu::PackedSequences {
+        cu_seqlens: p.cu_seqlens.as_raw().cast(),
+        n_seqs: p.cu_seqlens.len() - 1,
+        status: p.status,
+    })
+}
+
+/// `Direct` or `FusedGemm` (`options.algorithm`, resolved), with each sequence's history
+/// before its first time from `initial` (zeros without it). The sequences are the batch
+/// rows, or those of `packed`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_forward<T: Element>(
     stream: &Stream,
@@ -137,46 +157,59 @@ pub(crate) fn run_forward<T: Element>(
     w: &Buffer<T>,
     bias: Option<&Buffer<T>>,
     initial: Option<&Buffer<T>>,
+    packed: Option<Packed<'_>>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
     on_backend!(stream,
     host: {
         let (x, w, y) = (host_data(x), host_data(w), host_data_mut(y));
         let (bias, initial) = (bias.map(host_data), initial.map(host_data));
+        // A packed batch runs as one sequence first, as on the GPU; its heads are redone.
+        let row_initial = if packed.is_some() { None } else { initial };
         match options.algorithm {
-            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, initial, y),
-            _ => host::forward_direct(s, options, x, w, bias, initial, y),
+            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, row_initial, y),
+            _ => host::forward_direct(s, options, x, w, bias, row_initial, y),
+        }
+        if let Some(packed) = packed {
+            host::sequence_heads(s, options, (x, w, bias), initial, host_data(packed.cu_seqlens), y);
         }
     },
-    // SAFETY: x, w, bias, initial and y live on the stream's device with the lengths the
-    // shape and layout need (checked by the caller); missing ones are passed as null.
+    // SAFETY: x, w, bias, initial, y and packed's buffers live on the stream's device with
+    // the lengths the shape and layout need (checked by the caller); missing ones are null.
     gpu: unsafe {
         let bias = bias.map_or(std::ptr::null(), Buffer::as_raw);
         let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
-        super::gpu::conv1d_forward::<T>(stream, s, options, x.as_raw(), w.as_raw(), bias, initial, y.as_raw_mut())
+        let (x, w, packed) = (x.as_raw(), w.as_raw(), packed_on_device(packed));
+        super::gpu::conv1d_forward::<T>(stream, s, options, x, w, bias, initial, packed, y.as_raw_mut())
     })
 }
 
-/// The last width−1 inputs of each row (from `initial` before t = 0) into `final_states`.
+/// The last width−1 inputs of each sequence (from `initial` before its first time) into
+/// `final_states`.
 pub(crate) fn run_final_states<T: Element>(
     stream: &Stream,
     s: &ConvShape,
     layout: Layout,
     x: &Buffer<T>,
     initial: Option<&Buffer<T>>,
+    packed: Option<Packed<'_>>,
     final_states: &mut Buffer<T>,
 ) -> Result<()> {
     if s.width == 1 {
         return Ok(()); // no state
     }
     on_backend!(stream,
-    host: host::final_states(s, layout, host_data(x), initial.map(host_data), host_data_mut(final_states)),
-    // SAFETY: x, initial and final_states live on the stream's device with the lengths the
-    // shape and layout need (checked by the caller); `final_states` is borrowed mutably, so
-    // it cannot be `initial`.
+    host: {
+        let cu_seqlens = packed.map(|p| host_data(p.cu_seqlens));
+        host::final_states(s, layout, host_data(x), initial.map(host_data), cu_seqlens, host_data_mut(final_states))
+    },
+    // SAFETY: x, initial, final_states and packed's buffers live on the stream's device with
+    // the lengths the shape and layout need (checked by the caller); `final_states` is
+    // borrowed mutably, so it cannot be `initial`.
     gpu: unsafe {
         let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
         let options = ConvOptions::default().layout(layout);
-        super::gpu::conv1d_final_states::<T>(stream, s, &options, x.as_raw(), initial, final_states.as_raw_mut())
+        let (x, packed) = (x.as_raw(), packed_on_device(packed));
+        super::gpu::conv1d_final_states::<T>(stream, s, &options, x, initial, packed, final_states.as_raw_mut())
     })
 }

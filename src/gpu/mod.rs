@@ -116,6 +116,14 @@ pub(crate) unsafe fn memcpy_async(
     check(status, "hipMemcpyAsync")
 }
 
+/// Enqueues setting `bytes` bytes at `dst` to `byte` on `stream`.
+///
+/// # Safety
+/// `dst` must be valid for `bytes` of device memory until the memset has completed.
+pub(crate) unsafe fn memset_async(dst: *mut c_void, byte: u8, bytes: usize, stream: *mut c_void) -> Result<()> {
+    check(sys::hipconv_memset_async(dst, i32::from(byte), bytes, stream), "hipMemsetAsync")
+}
+
 pub(crate) fn stream_create() -> Result<*mut c_void> {
     let mut stream = ptr::null_mut();
     // SAFETY: writes one handle.

@@ -11,9 +11,15 @@
 //! compares that with a device-to-device copy measured in the same run (bytes read +
 //! written). GEMM rows (Im2colGemm, FusedGemm) also give the TFLOP/s their matrix
 //! instructions execute (FusedGemm: 2·K per output, zeros of the Toeplitz band included).
+//! A second table has the state operations (examples/bench/state_rows.rs): the decode
+//! update and a variable-length forward next to its one-sequence baseline.
+
+mod state_rows;
 
 use hipconv::half::{bf16, f16};
-use hipconv::{Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream};
+use hipconv::{
+    Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream, UpdateShape,
+};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -245,6 +251,31 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
     json.push_str("  ],\n");
     print!("{table}");
 
+    let state = state_table(&device, &stream, reps, quick)?;
+    println!();
+    let _ = writeln!(json, "  \"state_rows\": [");
+    println!(
+        "{:<64} {:<5} {:>10} {:>10} {:>9} {:>8} {:>5}",
+        "state operation", "dtype", "median us", "MB moved", "GB/s", "% copy", "sets"
+    );
+    for (i, r) in state.iter().enumerate() {
+        let gbs = r.bytes as f64 / (r.median_us * 1e-6) / 1e9;
+        let pct = 100.0 * gbs * 1e9 / copy_bw;
+        let (mb, dtype) = (r.bytes as f64 / 1e6, r.dtype.to_string());
+        println!("{:<64} {dtype:<5} {:>10.2} {mb:>10.2} {gbs:>9.0} {pct:>7.1}% {:>5}", r.what, r.median_us, r.sets);
+        let _ = writeln!(
+            json,
+            "    {{\"what\": \"{}\", \"dtype\": \"{dtype}\", \"median_us\": {:.3}, \"bytes\": {}, \"gbs\": {gbs:.1}, \
+             \"pct_copy\": {pct:.1}, \"sets\": {}}}{}",
+            r.what.trim(),
+            r.median_us,
+            r.bytes,
+            r.sets,
+            if i + 1 < state.len() { "," } else { "" }
+        );
+    }
+    json.push_str("  ],\n");
+
     // Where the explicit pipeline's time goes at the seed's shape.
     let seed = ConvShape::new(1, 64, 2048, 4);
     let [input_us, weight_us, gemm_us] = im2col_stage_us(&device, &stream, seed, reps)?;
@@ -260,4 +291,33 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
     std::fs::write(json_path, json).map_err(|err| format!("writing {json_path}: {err}"))?;
     println!("wrote {json_path}");
     Ok(())
+}
+
+/// The decode update at serving sizes (batch 256, dim 4096, width 4; 1 and 4 tokens;
+/// shifting and circular states) and the varlen forward with its baseline.
+fn state_table(
+    device: &Device,
+    stream: &Stream,
+    reps: usize,
+    quick: bool,
+) -> hipconv::Result<Vec<state_rows::StateRow>> {
+    use state_rows::{update_row, varlen_rows};
+    let mut rows = Vec::new();
+    for tokens in [1, 4] {
+        let u = UpdateShape::new(256, 4096, tokens, 4);
+        for circular in [false, true] {
+            rows.push(update_row::<f16>(device, stream, u, circular, reps)?);
+            if !quick {
+                rows.push(update_row::<bf16>(device, stream, u, circular, reps)?);
+                rows.push(update_row::<f32>(device, stream, u, circular, reps)?);
+            }
+        }
+    }
+    for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+        rows.extend(varlen_rows::<f16>(device, stream, 4096, 4, layout, reps)?);
+        if !quick {
+            rows.extend(varlen_rows::<f32>(device, stream, 4096, 4, layout, reps)?);
+        }
+    }
+    Ok(rows)
 }

@@ -1,0 +1,87 @@
+//! Variable-length batches: sequences of length 0, 1, width−1, width and thousands packed
+//! together, with and without initial states, both fast paths and layouts, every dtype,
+//! against the f64 reference of each sequence alone; bad cu_seqlens as typed errors before
+//! launch (host) or reported by the device, never a fault.
+
+mod common;
+
+use common::sequences::{check_varlen, download, upload, VarlenCase};
+use common::{devices, fresh_seed, Rng};
+use hipconv::half::{bf16, f16};
+use hipconv::{Algorithm, CausalConv1dVarlen, ConvOptions, ConvStates, Error, Layout, VarlenShape};
+
+#[test]
+fn packed_sequences_match_each_sequence_alone() {
+    let mut rng = Rng::new(fresh_seed("packed_sequences_match_each_sequence_alone"));
+    for device in devices("packed_sequences_match_each_sequence_alone") {
+        for algorithm in [Algorithm::Direct, Algorithm::FusedGemm] {
+            for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+                for initial in [false, true] {
+                    for width in [1, 2, 4, 17] {
+                        let lengths = vec![1, width - 1, 0, 300, width, 2, 257, 3000, 1];
+                        let case = VarlenCase { lengths, dim: 40, width, algorithm, layout, initial, silu: true };
+                        check_varlen::<f16>(&device, &case, &mut rng);
+                    }
+                    let case = VarlenCase {
+                        lengths: vec![5, 1, 515, 8],
+                        dim: 64,
+                        width: 4,
+                        algorithm,
+                        layout,
+                        initial,
+                        silu: false,
+                    };
+                    check_varlen::<bf16>(&device, &case, &mut rng);
+                    check_varlen::<f32>(&device, &case, &mut rng);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_cu_seqlens_are_errors_never_faults() {
+    let v = VarlenShape::new(3, 8, 20, 4);
+    for device in devices("bad_cu_seqlens_are_errors_never_faults") {
+        let stream = device.stream().unwrap();
+        let x = upload(&device, &stream, &vec![1.0f32; v.x_len()]);
+        let w = upload(&device, &stream, &[1.0f32; 8 * 4]);
+        let mut op = CausalConv1dVarlen::<f32>::new(&device, v, ConvOptions::default()).unwrap();
+        // One bad entry each: with several, the device reports one of them.
+        let cases: [(&[i32], &str, usize, i64); 5] = [
+            (&[0, 12, 5, 20], "offsets that do not decrease", 2, 5),
+            (&[0, 5, 12, 19], "the last offset to be the total tokens, 20", 3, 19),
+            (&[2, 5, 12, 20], "0: the first sequence starts at token 0", 0, 2),
+            (&[0, 5, 12, 25], "an offset in 0..=20 (the total tokens)", 3, 25),
+            (&[0, -4, 12, 20], "an offset in 0..=20 (the total tokens)", 1, -4),
+        ];
+        for (cu, expected, position, value) in cases {
+            let cu = upload(&device, &stream, cu);
+            let mut y = upload(&device, &stream, &vec![-7.25f32; v.x_len()]);
+            let mut final_states = upload(&device, &stream, &vec![-7.25f32; v.state_elems()]);
+            let states = ConvStates { initial: None, final_states: Some(&mut final_states) };
+            let err = match op.forward(&stream, &x, &cu, &w, None, states, &mut y) {
+                Err(err) => {
+                    assert!(!device.is_gpu(), "the GPU path checks cu_seqlens on the device");
+                    assert!(download(&stream, &y).iter().all(|&v| v == -7.25), "y was written before the error");
+                    err
+                }
+                Ok(()) => op.wait_and_check(&stream).unwrap_err(),
+            };
+            match &err {
+                Error::BadIndex { arg: "cu_seqlens", position: p, value: val, expected: e, .. } => {
+                    assert_eq!((*p, *val, e.as_str()), (position, value, expected), "{err}");
+                }
+                other => panic!("expected BadIndex for cu_seqlens, got {other:?}"),
+            }
+        }
+        op.wait_and_check(&stream).expect("the status is cleared once reported");
+        let short = upload(&device, &stream, &[0i32, 20]);
+        let mut y = upload(&device, &stream, &vec![0.0f32; v.x_len()]);
+        let err = op.forward(&stream, &x, &short, &w, None, ConvStates::default(), &mut y).unwrap_err();
+        assert!(matches!(err, Error::BufferLength { arg: "cu_seqlens", expected: 4, found: 2, .. }), "{err:?}");
+        let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+        let err = CausalConv1dVarlen::<f16>::new(&device, v, im2col).unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+    }
+}
