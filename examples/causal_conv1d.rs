@@ -9,10 +9,10 @@
 //! (default im2col_gemm, the seed's pipeline) --layout channel_first|channel_last (x and y). Default device: GPU 0 if one is usable, else
 //! the host backend, which the output then says.
 
-#[path = "common/inputs.rs"]
-mod common_inputs;
+#[path = "common/mod.rs"]
+mod common;
 
-use common_inputs::inputs;
+use common::{inputs, usize_arg};
 use hipconv::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
 use hipconv::half::f16;
 use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig, Layout};
@@ -43,10 +43,7 @@ fn parse_options() -> Result<Options, String> {
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let mut value = |name: &str| -> Result<usize, String> {
-            let text = args.next().ok_or(format!("{name} needs a value"))?;
-            text.parse().map_err(|_| format!("{name} expects a non-negative integer, got {text:?}"))
-        };
+        let mut value = |name: &str| usize_arg(&mut args, name);
         match flag.as_str() {
             "--batch" => options.shape.batch = value("--batch")?,
             "--dim" => options.shape.dim = value("--dim")?,

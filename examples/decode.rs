@@ -10,10 +10,10 @@
 //! the host), and the relative error of prefill and decode outputs against the one-shot
 //! forward (f16). Options: --host (force the host backend), --silu.
 
-#[path = "common/inputs.rs"]
-mod common_inputs;
+#[path = "common/mod.rs"]
+mod common;
 
-use common_inputs::inputs;
+use common::{inputs, usize_arg};
 use hipconv::conv1d::reference::{error_stats, tolerance};
 use hipconv::half::f16;
 use hipconv::{
@@ -36,10 +36,7 @@ fn parse_options() -> Result<Options, String> {
     let mut o = Options { batch: 8, dim: 2048, width: 4, prompt: 1000, tokens: 32, host: false, silu: false };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let mut value = |name: &str| -> Result<usize, String> {
-            let text = args.next().ok_or(format!("{name} needs a value"))?;
-            text.parse().map_err(|_| format!("{name} expects a non-negative integer, got {text:?}"))
-        };
+        let mut value = |name: &str| usize_arg(&mut args, name);
         match flag.as_str() {
             "--batch" => o.batch = value("--batch")?,
             "--dim" => o.dim = value("--dim")?,

@@ -2,7 +2,7 @@
 //! Callers have validated shapes, devices and lengths (check.rs); these functions only
 //! fill the params structs, pick the dtype's entry point and map the status.
 
-use super::{Activation, Algorithm, ConvOptions, ConvShape};
+use super::{Activation, Algorithm, ConvOptions, ConvShape, UpdateShape};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::gpu::{check, sys};
@@ -249,21 +249,19 @@ pub(crate) struct UpdatePointers {
 /// Enqueues one decode step: y of the new tokens, and the states advanced in place.
 ///
 /// # Safety
-/// `p.x` and `p.y` must hold `s.x_len()` elements of `T` laid out as `options.layout`,
-/// `p.w` `s.w_len()`, `p.bias` (if not null) `s.dim`, `p.conv_state`
-/// `n_slots·s.dim·state_len`, `p.state_indices` and `p.cache_seqlens` (if not null)
-/// `s.batch` int32, `p.status` `HIPCONV_STATUS_WORDS` int32, all on the stream's device and
-/// live until the launch completes; `s` must have passed `check::shape`, `n_slots` and
-/// `state_len` fit i32, `state_len ≥ s.width − 1`, and without `state_indices`
-/// `n_slots ≥ s.batch`.
+/// `p.x` and `p.y` must hold `u.x_len()` elements of `T` laid out as `options.layout`,
+/// `p.w` `u.w_len()`, `p.bias` (if not null) `u.dim`, `p.conv_state` `u.state_elems()`,
+/// `p.state_indices` and `p.cache_seqlens` (if not null) `u.batch` int32, `p.status`
+/// `HIPCONV_STATUS_WORDS` int32, all on the stream's device and live until the launch
+/// completes; `u` must have passed `check::shape` (as `u.conv_shape()`) and
+/// `check::update_shape`, and without `state_indices` `u.n_slots ≥ u.batch`.
 pub(crate) unsafe fn conv1d_update<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
+    u: &UpdateShape,
     options: &ConvOptions,
-    n_slots: usize,
-    state_len: usize,
     p: &UpdatePointers,
 ) -> Result<()> {
+    let s = u.conv_shape();
     let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
     let params = sys::hipconv_conv1d_update_params {
         x: p.x,
@@ -278,8 +276,8 @@ pub(crate) unsafe fn conv1d_update<T: Element>(
         dim: s.dim as i32,
         seqlen: s.seqlen as i32,
         width: s.width as i32,
-        n_slots: n_slots as i32,
-        state_len: state_len as i32,
+        n_slots: u.n_slots as i32,
+        state_len: u.state_len as i32,
         x_batch_stride: batch_stride,
         x_dim_stride: dim_stride,
         x_seq_stride: seq_stride,

@@ -139,7 +139,6 @@ pub(crate) fn sequence_heads<T: Element>(
 ) {
     let [_, dim_stride, seq_stride] = s.strides(options.layout);
     let history = s.width - 1;
-    let silu = options.activation == Activation::Silu;
     for seq in 0..cu_seqlens.len() - 1 {
         let (start, end) = (cu_seqlens[seq] as usize, cu_seqlens[seq + 1] as usize);
         for c in 0..s.dim {
@@ -153,10 +152,17 @@ pub(crate) fn sequence_heads<T: Element>(
                     };
                     acc += w[c * s.width + tap].to_f32() * v;
                 }
-                y[(start + t) * seq_stride + c * dim_stride] =
-                    T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc });
+                y[(start + t) * seq_stride + c * dim_stride] = T::from_f32(activate(acc, options.activation));
             }
         }
+    }
+}
+
+/// The epilogue's activation of an f32 accumulator, as the kernels apply it.
+fn activate(acc: f32, activation: Activation) -> f32 {
+    match activation {
+        Activation::Silu => acc / (1.0 + (-acc).exp()),
+        Activation::Identity => acc,
     }
 }
 
@@ -169,10 +175,9 @@ fn fill_forward<T: Element>(
     y: &mut [T],
     conv: impl Fn(usize, usize, usize) -> f32 + Sync,
 ) {
-    let silu = options.activation == Activation::Silu;
     let output = |b: usize, c: usize, t: usize| {
         let acc = bias.map_or(0f32, |bias| bias[c].to_f32()) + conv(b, c, t);
-        T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc })
+        T::from_f32(activate(acc, options.activation))
     };
     match options.layout {
         Layout::ChannelFirst => for_each_row(y, s.seqlen, |row, y_row| {
@@ -225,4 +230,60 @@ pub(crate) fn gemm_abt<T: Element>(s: &ConvShape, a: &[T], b: &[T], y: &mut [T])
             *out = T::from_f32(a_row.iter().zip(b_row).map(|(av, bv)| av * bv).sum());
         }
     });
+}
+
+/// One decode step (hip/conv1d/update.hip): y of the new tokens, and the states advanced in
+/// place; indices checked before.
+pub(crate) fn update<T: Element>(
+    u: &super::UpdateShape,
+    options: &ConvOptions,
+    (x, w, bias): (&[T], &[T], Option<&[T]>),
+    (conv_state, state_indices, cache_seqlens): (&mut [T], Option<&[i32]>, Option<&[i32]>),
+    y: &mut [T],
+) {
+    let s = u.conv_shape();
+    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
+    let history = u.width - 1;
+    let mut xx = Vec::with_capacity(history + u.seqlen);
+    for b in 0..u.batch {
+        let slot = state_indices.map_or(b as i64, |s| i64::from(s[b]));
+        for c in 0..u.dim {
+            let at = |t: usize| b * batch_stride + c * dim_stride + t * seq_stride;
+            if slot < 0 {
+                (0..u.seqlen).for_each(|t| y[at(t)] = T::from_f32(0.0));
+                continue;
+            }
+            let row = (slot as usize * u.dim + c) * u.state_len;
+            let state = &mut conv_state[row..row + u.state_len];
+            let cache = cache_seqlens.map(|cs| cs[b] as usize);
+            // The history (oldest first), then the new inputs.
+            xx.clear();
+            xx.extend((0..history).map(|k| match cache {
+                Some(pos) => state[(pos + u.state_len - history + k) % u.state_len],
+                None => state[u.state_len - history + k],
+            }));
+            xx.extend((0..u.seqlen).map(|t| x[at(t)]));
+            for t in 0..u.seqlen {
+                let mut acc = bias.map_or(0f32, |bias| bias[c].to_f32());
+                for tap in 0..u.width {
+                    acc += w[c * u.width + tap].to_f32() * xx[t + tap].to_f32();
+                }
+                y[at(t)] = T::from_f32(activate(acc, options.activation));
+            }
+            let new_inputs = &xx[history..];
+            match cache {
+                Some(pos) => {
+                    for t in u.seqlen.saturating_sub(u.state_len)..u.seqlen {
+                        state[(pos + t) % u.state_len] = new_inputs[t];
+                    }
+                }
+                None => {
+                    for k in 0..u.state_len {
+                        let source = k + u.seqlen;
+                        state[k] = if source < u.state_len { state[source] } else { new_inputs[source - u.state_len] };
+                    }
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! | `preprocess_weight` | w `[dim, width]`             | B `[dim, width·dim]`           |
 //! | `gemm_abt`          | A, B                         | y `[batch, dim, seqlen]`       |
 
-use super::{check, host, Algorithm, ConvOptions, ConvShape, Layout};
+use super::{check, host, Algorithm, ConvOptions, ConvShape, Layout, StateCache, UpdateShape};
 use crate::buffer::Buffer;
 use crate::device::DeviceId;
 use crate::element::{Element, Scalar};
@@ -211,5 +211,46 @@ pub(crate) fn run_final_states<T: Element>(
         let options = ConvOptions::default().layout(layout);
         let (x, packed) = (x.as_raw(), packed_on_device(packed));
         super::gpu::conv1d_final_states::<T>(stream, s, &options, x, initial, packed, final_states.as_raw_mut())
+    })
+}
+
+/// One decode step: y of the new tokens, and the states of `cache` advanced in place. On a
+/// GPU the kernel checks the indices and reports into `status`; the host backend's caller
+/// has checked them.
+#[cfg_attr(not(hipconv_gpu), allow(unused_variables))] // `status` is the GPU's
+pub(crate) fn run_update<T: Element>(
+    stream: &Stream,
+    u: &UpdateShape,
+    options: &ConvOptions,
+    (x, w, bias): (&Buffer<T>, &Buffer<T>, Option<&Buffer<T>>),
+    cache: StateCache<'_, T>,
+    status: *mut i32,
+    y: &mut Buffer<T>,
+) -> Result<()> {
+    let (indices, cache_seqlens) = (cache.state_indices, cache.cache_seqlens);
+    on_backend!(stream,
+    host: host::update(
+        u,
+        options,
+        (host_data(x), host_data(w), bias.map(host_data)),
+        (host_data_mut(cache.conv_state), indices.map(host_data), cache_seqlens.map(host_data)),
+        host_data_mut(y),
+    ),
+    // SAFETY: every buffer lives on the stream's device with the length the shape needs
+    // (checked by the caller), `status` is the caller's status word, and the shape passed
+    // check::shape and check::update_shape.
+    gpu: unsafe {
+        let raw = |b: Option<&Buffer<i32>>| b.map_or(std::ptr::null(), |b| b.as_raw().cast::<i32>());
+        let pointers = super::gpu::UpdatePointers {
+            x: x.as_raw(),
+            w: w.as_raw(),
+            bias: bias.map_or(std::ptr::null(), Buffer::as_raw),
+            y: y.as_raw_mut(),
+            conv_state: cache.conv_state.as_raw_mut(),
+            state_indices: raw(indices),
+            cache_seqlens: raw(cache_seqlens),
+            status,
+        };
+        super::gpu::conv1d_update::<T>(stream, u, options, &pointers)
     })
 }

@@ -7,9 +7,9 @@
 //! circular buffer whose write position the caller keeps.
 
 use super::check;
-use super::stages::{host_data, host_data_mut};
+use super::stages::{self, host_data};
 use super::status::{self, DeviceStatus, IndexLimits};
-use super::{Activation, Algorithm, ConvOptions, ConvShape};
+use super::{Algorithm, ConvOptions, ConvShape};
 use crate::buffer::Buffer;
 use crate::device::Device;
 use crate::element::Element;
@@ -147,36 +147,8 @@ impl<T: Element> CausalConv1dUpdate<T> {
         if !stream.device().is_gpu() {
             let (indices, cache_seqlens) = (cache.state_indices.map(host_data), cache.cache_seqlens.map(host_data));
             status::check_update_indices(indices, cache_seqlens, self.limits())?;
-            host_update(
-                &u,
-                &self.options,
-                (host_data(x), host_data(w), bias.map(host_data)),
-                (host_data_mut(cache.conv_state), indices, cache_seqlens),
-                host_data_mut(y),
-            );
-            return Ok(());
         }
-        #[cfg(hipconv_gpu)]
-        {
-            stream.device().activate()?;
-            let raw = |b: Option<&Buffer<i32>>| b.map_or(std::ptr::null(), |b| b.as_raw().cast::<i32>());
-            let pointers = super::gpu::UpdatePointers {
-                x: x.as_raw(),
-                w: w.as_raw(),
-                bias: bias.map_or(std::ptr::null(), Buffer::as_raw),
-                y: y.as_raw_mut(),
-                conv_state: cache.conv_state.as_raw_mut(),
-                state_indices: raw(cache.state_indices),
-                cache_seqlens: raw(cache.cache_seqlens),
-                status: self.status.as_raw_mut(),
-            };
-            // SAFETY: every buffer lives on the stream's device with the length the shape
-            // needs (checked above), the status word is this object's, and the shape passed
-            // check::shape and check::update_shape at construction.
-            unsafe { super::gpu::conv1d_update::<T>(stream, &s, &self.options, u.n_slots, u.state_len, &pointers) }
-        }
-        #[cfg(not(hipconv_gpu))]
-        unreachable!("no GPU buffer can exist without a GPU backend")
+        stages::run_update(stream, &u, &self.options, (x, w, bias), cache, self.status.as_raw_mut(), y)
     }
 
     /// Waits for `stream`, then returns the first bad index the kernel met since the last
@@ -186,61 +158,5 @@ impl<T: Element> CausalConv1dUpdate<T> {
         check::stream_on(stream, self.device.id())?;
         let limits = self.limits();
         self.status.wait_and_check(stream, limits)
-    }
-}
-
-/// The host backend's update; indices checked before.
-fn host_update<T: Element>(
-    u: &UpdateShape,
-    options: &ConvOptions,
-    (x, w, bias): (&[T], &[T], Option<&[T]>),
-    (conv_state, state_indices, cache_seqlens): (&mut [T], Option<&[i32]>, Option<&[i32]>),
-    y: &mut [T],
-) {
-    let s = u.conv_shape();
-    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout);
-    let history = u.width - 1;
-    let silu = options.activation == Activation::Silu;
-    let mut xx = Vec::with_capacity(history + u.seqlen);
-    for b in 0..u.batch {
-        let slot = state_indices.map_or(b as i64, |s| i64::from(s[b]));
-        for c in 0..u.dim {
-            let at = |t: usize| b * batch_stride + c * dim_stride + t * seq_stride;
-            if slot < 0 {
-                (0..u.seqlen).for_each(|t| y[at(t)] = T::from_f32(0.0));
-                continue;
-            }
-            let row = (slot as usize * u.dim + c) * u.state_len;
-            let state = &mut conv_state[row..row + u.state_len];
-            let cache = cache_seqlens.map(|cs| cs[b] as usize);
-            // The history (oldest first), then the new inputs.
-            xx.clear();
-            xx.extend((0..history).map(|k| match cache {
-                Some(pos) => state[(pos + u.state_len - history + k) % u.state_len],
-                None => state[u.state_len - history + k],
-            }));
-            xx.extend((0..u.seqlen).map(|t| x[at(t)]));
-            for t in 0..u.seqlen {
-                let mut acc = bias.map_or(0f32, |bias| bias[c].to_f32());
-                for tap in 0..u.width {
-                    acc += w[c * u.width + tap].to_f32() * xx[t + tap].to_f32();
-                }
-                y[at(t)] = T::from_f32(if silu { acc / (1.0 + (-acc).exp()) } else { acc });
-            }
-            let new_inputs = &xx[history..];
-            match cache {
-                Some(pos) => {
-                    for t in u.seqlen.saturating_sub(u.state_len)..u.seqlen {
-                        state[(pos + t) % u.state_len] = new_inputs[t];
-                    }
-                }
-                None => {
-                    for k in 0..u.state_len {
-                        let source = k + u.seqlen;
-                        state[k] = if source < u.state_len { state[source] } else { new_inputs[source - u.state_len] };
-                    }
-                }
-            }
-        }
     }
 }

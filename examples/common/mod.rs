@@ -1,0 +1,23 @@
+//! Shared by the examples (each includes this file with `#[path]`): deterministic inputs and
+//! the parsing of numeric options.
+
+use hipconv::half::f16;
+
+/// Deterministic inputs in [-1, 1) (never all zero), xorshift from `seed`.
+pub fn inputs(len: usize, seed: u64) -> Vec<f16> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            f16::from_f32((state >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+        })
+        .collect()
+}
+
+/// The value after option `name` as a non-negative integer.
+pub fn usize_arg(args: &mut impl Iterator<Item = String>, name: &str) -> Result<usize, String> {
+    let text = args.next().ok_or(format!("{name} needs a value"))?;
+    text.parse().map_err(|_| format!("{name} expects a non-negative integer, got {text:?}"))
+}
