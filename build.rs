@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 const KERNEL_SOURCES: &[&str] = &[
     "hip/runtime/runtime.hip",
     "hip/conv1d/direct.hip",
+    "hip/conv1d/direct_channel_first.hip",
+    "hip/conv1d/direct_channel_last.hip",
     "hip/conv1d/fused_gemm.hip",
     "hip/conv1d/states.hip",
     "hip/conv1d/update.hip",

@@ -1,24 +1,192 @@
 #!/usr/bin/env bash
-# Checks that the matrix-core kernels of a built backend run on matrix instructions:
-#   gemm_abt    (Im2colGemm's GEMM, f16):          at least one kind of instruction;
-#   fused_gemm  (FusedGemm, f16 / bf16 / f32):      at least three kinds, one per dtype.
-#   rocm: v_mfma_* in the kernel's code object for every AMD target (from the static
-#         library build.rs produced under TARGET_DIR);
-#   cuda: HMMA/HGMMA in the kernel's SASS for every NVIDIA target of BINARY.
+# Checks the machine code of a built backend, for every target in ARCHS.
+#
+# 1. The matrix-core kernels run on matrix instructions:
+#      gemm_abt    (Im2colGemm's GEMM, f16):          at least one kind of instruction;
+#      fused_gemm  (FusedGemm, f16 / bf16 / f32):      at least three kinds, one per dtype.
+#    rocm: v_mfma_* in the kernel's code object for every AMD target (from the static
+#          library build.rs produced under TARGET_DIR);
+#    cuda: HMMA/HGMMA in the kernel's SASS for every NVIDIA target of BINARY.
+#
+# 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
+#    direct_channel_last.hip, update.hip) move data in 16-byte accesses and keep
+#    everything in registers:
+#    rocm, every AMD target, per object: global_load_dwordx4 and global_store_dwordx4
+#          present; no kernel with scratch: .private_segment_fixed_size 0 and no dynamic
+#          stack in the code object's metadata (llvm-readelf --notes), and no
+#          scratch_* / buffer_* loads or stores (spills) in its code. The line also counts
+#          kernels with static LDS: these kernels declare none, so LDS there is a private
+#          array that the compiler moved out of registers (reported, not a failure);
+#    cuda, sm_90 (and newer targets) in ARCHS, per source file (kernels named
+#          conv1d_direct_channel_first / conv1d_direct_channel_last / conv1d_update):
+#          LDG.*.128 and STG.*.128 present (any cache qualifiers), no LDL / STL (local
+#          memory: spills, indexed local arrays, or registers saved around a call such as
+#          the 64-bit division routine) in any of their kernels, except the measured
+#          exception named in cuda_local_allowed (reported, not a failure). A binary holds
+#          only the objects it calls (causal_conv1d has no update kernels); those are read from the
+#          kernel library beside a cargo-built BINARY (TARGET/release/build/hipconv-*/out/),
+#          and reported NOT CHECKED where there is none (a copied binary, as in dist/).
+#    One line per (target, object); kernels that use scratch or local memory are listed.
+#
 # usage: check-machine-code.sh rocm TARGET_DIR ARCHS   |   check-machine-code.sh cuda BINARY ARCHS
 # ARCHS: ';'-separated, as in HIPCONV_AMD_ARCHS / HIPCONV_CUDA_ARCHS.
+# Exit status 1 (with a message saying which check) if a check fails.
 set -euo pipefail
+shopt -s inherit_errexit  # a failing command inside $(...) fails the script too
+[ $# -eq 3 ] || { echo "usage: $0 rocm TARGET_DIR ARCHS | $0 cuda BINARY ARCHS" >&2; exit 2; }
 backend=$1 artifact=$2 archs=$3
 # LLVM 15 comes with Debian's hipcc; older llvm-objdump builds cannot disassemble gfx940.
 llvm_bin=${HIPCONV_LLVM_BIN:-/usr/lib/llvm-15/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail=0
+fail_matrix=0 fail_stream=0
 kernels=("gemm_abt 1" "fused_gemm 3")
+streaming=(direct_channel_first direct_channel_last update)  # objects (rocm); conv1d_<name> kernels (cuda)
+stream_min_sm=90                                             # cuda: the streaming checks' oldest target
+# cuda: the one object whose local memory is reported but allowed. ptxas keeps the state
+# pointer of the one-token width-4 update kernels in local memory (16-24 bytes, an L1 hit)
+# under their register cap; the spill-free build measured slower on an H200 (6.57 vs
+# 5.89 us per step, b256 d4096 f16). AMD's update kernels have no scratch (checked above).
+cuda_local_allowed=update
 
 report() {  # report BACKEND ARCH KERNEL MIN_KINDS COUNT KINDS
     echo "$1 $2 $3: $5 matrix instructions of $(wc -w <<<"$6") kinds ($6)"
-    [ "$5" -gt 0 ] && [ "$(wc -w <<<"$6")" -ge "$4" ] || fail=1
+    [ "$5" -gt 0 ] && [ "$(wc -w <<<"$6")" -ge "$4" ] || fail_matrix=1
+}
+
+count() { grep -cE "$1" <<<"$2" || true; }  # count REGEX TEXT: matching lines
+# SASS local-memory accesses (LDL, STL with any suffix or predicate).
+local_memory='(^|[^A-Z0-9_.])(LDL|STL)([. ]|$)'
+
+# Mangled names -> short readable ones, one a line.
+short_names() {
+    "$llvm_bin/llvm-cxxfilt" | sed -E 's/^void //; s/hipconv:://g; s/\(anonymous namespace\):://g; s/\([^()]*\)$//'
+}
+
+# --- rocm helpers ------------------------------------------------------------------
+
+# The member of the kernel library built from hip/.../NAME.hip (cc names it HASH-NAME.o).
+object_of() {
+    local objs=("$work"/*-"$1".o)
+    [ -f "${objs[0]}" ] || { echo "no object for $1.hip in $lib" >&2; exit 1; }
+    [ ${#objs[@]} -eq 1 ] || { echo "several objects for $1.hip in $lib: ${objs[*]}" >&2; exit 1; }
+    echo "${objs[0]}"
+}
+
+# The AMD code object of NAME.hip for ARCH (unbundled once from the object's .hip_fatbin).
+code_object() {
+    local name=$1 arch=$2
+    if [ ! -f "$work/$name.fatbin" ]; then
+        "$llvm_bin/llvm-objcopy" --dump-section=.hip_fatbin="$work/$name.fatbin" "$(object_of "$name")"
+    fi
+    if [ ! -f "$work/$name-$arch.co" ]; then
+        "$llvm_bin/clang-offload-bundler" --unbundle --type=o --input="$work/$name.fatbin" \
+            --targets="hipv4-amdgcn-amd-amdhsa--$arch" --output="$work/$name-$arch.co"
+    fi
+    echo "$work/$name-$arch.co"
+}
+
+# The kernels of a code object, one "NAME SCRATCH_BYTES DYNAMIC_STACK LDS_BYTES" line each,
+# from its AMDGPU metadata note (amdhsa.kernels: one "  - " entry per kernel).
+kernel_scratch() {
+    "$llvm_bin/llvm-readelf" --notes "$1" | awk '
+        function flush() { if (name != "") print name, bytes, dynamic, lds
+                           name = ""; bytes = 0; dynamic = "false"; lds = 0 }
+        /^amdhsa\.kernels:/ { in_kernels = 1; next }
+        in_kernels && /^[^ ]/ { flush(); in_kernels = 0 }
+        in_kernels && /^  - / { flush(); sub(/^  - /, "    ") }
+        in_kernels && $1 == ".name:" { name = $2 }
+        in_kernels && $1 == ".private_segment_fixed_size:" { bytes = $2 }
+        in_kernels && $1 == ".uses_dynamic_stack:" { dynamic = $2 }
+        in_kernels && $1 == ".group_segment_fixed_size:" { lds = $2 }
+        END { flush() }'
+}
+
+# Scratch (private) memory instructions per kernel of a disassembly: "NAME COUNT" lines.
+# gfx90a reaches scratch through buffer_* (MUBUF) accesses, gfx940 through scratch_*; the
+# streaming kernels use neither for anything else. buffer_wbl2 / buffer_inv are cache
+# maintenance, not memory accesses, and do not match.
+scratch_instructions() {
+    awk '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 2, length($2) - 3) }
+         $1 ~ /^(scratch|buffer)_(load|store|atomic)/ { n[name]++ }
+         END { for (k in n) print k, n[k] }' <<<"$1"
+}
+
+check_rocm_streaming() {  # check_rocm_streaming ARCH NAME
+    local arch=$1 name=$2 co asm loads stores kernels scratch_meta scratch_code instructions
+    co=$(code_object "$name" "$arch")
+    asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$co")
+    loads=$(count '^\s*global_load_dwordx4\s' "$asm")
+    stores=$(count '^\s*global_store_dwordx4\s' "$asm")
+    kernels=$(kernel_scratch "$co")
+    scratch_meta=$(awk '$2 > 0 || $3 == "true"' <<<"$kernels")
+    scratch_code=$(scratch_instructions "$asm")
+    instructions=$(awk '{ s += $2 } END { print s + 0 }' <<<"$scratch_code")
+    echo "rocm $arch $name: $loads global_load_dwordx4, $stores global_store_dwordx4;" \
+        "$(grep -c . <<<"$scratch_meta" || true) of $(grep -c . <<<"$kernels" || true) kernels with scratch," \
+        "$instructions scratch instructions; $(awk '$4 > 0' <<<"$kernels" | grep -c . || true) with LDS"
+    [ "$loads" -gt 0 ] || { echo "  FAILED: no global_load_dwordx4 (16-byte loads)"; fail_stream=1; }
+    [ "$stores" -gt 0 ] || { echo "  FAILED: no global_store_dwordx4 (16-byte stores)"; fail_stream=1; }
+    if [ -n "$scratch_meta" ] || [ "$instructions" -gt 0 ]; then
+        fail_stream=1
+        # One line per offending kernel: metadata bytes (and dynamic stack), instruction count.
+        awk 'FILENAME == ARGV[1] { code[$1] = $2; next }
+             { meta[$1] = $2 " bytes" ($3 == "true" ? ", dynamic stack" : "") }
+             END { for (k in code) if (!(k in meta)) meta[k] = "0 bytes"
+                   for (k in meta) print k, meta[k] ", " (code[k] + 0) " scratch instructions" }' \
+            <(printf '%s\n' "$scratch_code" | sed '/^$/d') <(printf '%s\n' "$scratch_meta" | sed '/^$/d') |
+            sort | while read -r kernel detail; do
+                echo "  FAILED: scratch: $(short_names <<<"$kernel"): $detail"
+            done
+    fi
+}
+
+# --- cuda helpers ------------------------------------------------------------------
+
+# The kernel library a cargo-built BINARY was linked from, if it lies beside it
+# (TARGET/PROFILE[/examples|/deps]/BINARY -> TARGET/PROFILE/build/hipconv-*/out/).
+library_beside() {
+    local dir libs
+    dir=$(dirname "$artifact")
+    libs=$(shopt -s nullglob; echo "$dir"/build/hipconv-*/out/libhipconv_kernels.a \
+        "$dir"/../build/hipconv-*/out/libhipconv_kernels.a)
+    [ -z "$libs" ] || realpath "$(ls -t $libs | sed -n 1p)"
+}
+
+check_cuda_streaming() {  # check_cuda_streaming SM NAME   (uses $sass, the SASS of BINARY)
+    local sm=$1 name=$2 code kernels loads stores local_ops from=""
+    # The SASS of every kernel whose (mangled) name contains conv1d_NAME.
+    code=$(awk -v k="conv1d_$name" '/Function : /{f = index($0, k) > 0} f' <<<"$sass")
+    if ! grep -q 'Function : ' <<<"$code"; then
+        # A binary links only the objects it calls (causal_conv1d has no update kernels):
+        # read them from the kernel library beside it.
+        if [ -z "${library:-}" ]; then
+            library=$(library_beside)
+            [ -n "$library" ] || {
+                echo "cuda sm_$sm $name: NOT CHECKED: no conv1d_$name kernel in $artifact, no kernel library beside it"
+                return
+            }
+        fi
+        [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+        code=$(awk -v k="conv1d_$name" '/Function : /{f = index($0, k) > 0} f' <<<"${library_sass[$sm]}")
+        from=" (from $library: not linked into $(basename "$artifact"))"
+    fi
+    kernels=$(count 'Function : ' "$code")
+    loads=$(count '[^A-Z0-9_.]LDG(\.[A-Z0-9_]+)*\.128[. ]' "$code")
+    stores=$(count '[^A-Z0-9_.]STG(\.[A-Z0-9_]+)*\.128[. ]' "$code")
+    local_ops=$(count "$local_memory" "$code")
+    echo "cuda sm_$sm $name: $loads LDG.128, $stores STG.128 in $kernels kernels; $local_ops LDL/STL$from"
+    [ "$kernels" -gt 0 ] || { echo "  FAILED: no kernel named conv1d_$name"; fail_stream=1; return; }
+    [ "$loads" -gt 0 ] || { echo "  FAILED: no LDG.128 (16-byte loads)"; fail_stream=1; }
+    [ "$stores" -gt 0 ] || { echo "  FAILED: no STG.128 (16-byte stores)"; fail_stream=1; }
+    if [ "$local_ops" -gt 0 ]; then
+        local verdict="FAILED"
+        if [ "$name" = "$cuda_local_allowed" ]; then verdict="allowed"; else fail_stream=1; fi
+        awk -v re="$local_memory" '/Function : / { name = $NF } $0 ~ re { n[name]++ }
+             END { for (k in n) print k, n[k] }' <<<"$code" | sort | while read -r kernel n; do
+            echo "  $verdict: local memory: $(short_names <<<"$kernel"): $n LDL/STL"
+        done
+    fi
 }
 
 case $backend in
@@ -27,19 +195,21 @@ rocm)
     (cd "$work" && ar x "$lib")
     for entry in "${kernels[@]}"; do
         read -r kernel min_kinds <<<"$entry"
-        obj=$(ls "$work"/*"$kernel"*.o)
-        "$llvm_bin/llvm-objcopy" --dump-section=.hip_fatbin="$work/$kernel.fatbin" "$obj"
         for arch in ${archs//;/ }; do
-            "$llvm_bin/clang-offload-bundler" --unbundle --type=o --input="$work/$kernel.fatbin" \
-                --targets="hipv4-amdgcn-amd-amdhsa--$arch" --output="$work/$kernel-$arch.co"
-            asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$work/$kernel-$arch.co")
+            asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$(code_object "$kernel" "$arch")")
             count=$(grep -c 'v_mfma_' <<<"$asm" || true)
             kinds=$(grep -o 'v_mfma_[a-z0-9_]*' <<<"$asm" | sort -u | tr '\n' ' ' || true)
             report rocm "$arch" "$kernel" "$min_kinds" "$count" "$kinds"
         done
     done
+    for arch in ${archs//;/ }; do
+        for name in "${streaming[@]}"; do
+            check_rocm_streaming "$arch" "$name"
+        done
+    done
     ;;
 cuda)
+    declare -A library_sass=()
     for arch in ${archs//;/ }; do
         sm=${arch#sm_}
         sass=$(cuobjdump -sass -arch "sm_$sm" "$artifact")
@@ -50,6 +220,11 @@ cuda)
             kinds=$(grep -oE '(HMMA|HGMMA)[.A-Z0-9]*' <<<"$code" | sort -u | tr '\n' ' ' || true)
             report cuda "sm_$sm" "$kernel" "$min_kinds" "$count" "$kinds"
         done
+        if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
+            for name in "${streaming[@]}"; do
+                check_cuda_streaming "$sm" "$name"
+            done
+        fi
     done
     ;;
 *)
@@ -58,4 +233,14 @@ cuda)
     ;;
 esac
 
-[ $fail -eq 0 ] || { echo "machine-code check FAILED: a matrix-core kernel without its matrix instructions" >&2; exit 1; }
+status=0
+if [ $fail_matrix -ne 0 ]; then
+    echo "machine-code check FAILED: a matrix-core kernel without its matrix instructions" >&2
+    status=1
+fi
+if [ $fail_stream -ne 0 ]; then
+    echo "machine-code check FAILED: a streaming conv1d kernel without 16-byte loads/stores, or with" \
+        "scratch / local memory (the FAILED lines above name them)" >&2
+    status=1
+fi
+exit $status

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the test binaries and the example with the NVIDIA backend and gathers them, with
 # scripts/gpu-run.sh, in dist/ (git-ignored). The accelerator machine has no Rust; run
-# the whole suite there with one device call:  carry ["dist"], command "bash dist/run.sh".
+# the whole suite there with one device call:  carry ["dist"], command "bash dist/run.sh";
+# or, for the record against the reference kernel (scripts/gpu-anchors.sh), carry
+# ["dist", ".anchors"], command "bash dist/anchors.sh".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
@@ -26,6 +28,7 @@ cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode} dist/exampl
 
 strip dist/tests/* dist/examples/*
 cp scripts/gpu-run.sh dist/run.sh
+cp scripts/gpu-anchors.sh dist/anchors.sh
 cp bench/compare_torch.py dist/
 scripts/check-machine-code.sh cuda dist/examples/causal_conv1d "${HIPCONV_CUDA_ARCHS:-80;90}"
 du -sh dist

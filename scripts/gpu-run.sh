@@ -56,11 +56,13 @@ if command -v compute-sanitizer >/dev/null; then
     for t in tests/fuzz-*; do
         step memcheck-fuzz env HIPCONV_FUZZ_ROUNDS=20 compute-sanitizer --tool memcheck --error-exitcode 9 "$t"
     done
-    # The forward kernels (Direct, FusedGemm; vector and element paths, both layouts).
+    # The forward kernels (Direct's streaming and tiled kernels, FusedGemm; vector and element
+    # paths, small and large problems, rows ending inside vectors, both layouts, bias + SiLU).
     for t in tests/forward-*; do
         for tool in memcheck racecheck; do
             step "$tool-forward" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1 \
-                seed_shape_matches_reference_with_every_algorithm channel_last_is_the_same_function_as_channel_first
+                seed_shape_matches_reference_with_every_algorithm channel_last_is_the_same_function_as_channel_first \
+                edge_shapes_match_reference_f16
         done
     done
 fi

@@ -94,6 +94,17 @@ fn edge_shapes() -> Vec<ConvShape> {
         // wave of blocks: the direct kernel's prefetch of the next tile.
         (4, 512, 2048, 3),
         (8, 256, 2048, 4),
+        // The streaming kernels: channel-first rows shorter than a 16-byte vector and rows
+        // ending inside one (the flat array), waves of 4 vectors per lane ending mid-row and
+        // a tail shorter than a vector; channel-last dims of 16-byte packs across lanes.
+        (1, 5, 3, 4),
+        (2, 3, 11, 4),
+        (3, 7, 1001, 4),
+        (1, 5, 4100, 2),
+        (3, 13, 1027, 3),
+        (2, 72, 100, 3),
+        (1, 24, 7, 4),
+        (2, 40, 4097, 1),
     ]
     .into_iter()
     .map(|(b, d, s, w)| ConvShape::new(b, d, s, w))
@@ -168,9 +179,9 @@ fn random_shapes_match_reference() {
 
 #[test]
 fn auto_follows_the_measured_crossovers() {
-    // docs/PERFORMANCE.md, "Auto": channel-first FusedGemm for widths 5..=max, and for widths
-    // up to 4 in f16/bf16 from 2^25 elements on; channel-last Direct, except f16/bf16 from
-    // width 32 to max.
+    // docs/PERFORMANCE.md, "Auto": Direct's streaming kernels up to STREAM_MAX_WIDTH in every
+    // layout and dtype; past it, channel-first FusedGemm up to its maximum width, and
+    // channel-last Direct except f16/bf16 from width 32 to that maximum.
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
     let (small, large) = ((2, 64, 300), (8, 4096, 1024)); // 38 400 and 2^25 elements
     let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
@@ -189,7 +200,7 @@ fn auto_follows_the_measured_crossovers() {
         for (size, width, layout, dtype, expected) in [
             (small, 1, cf, f16, Algorithm::Direct),
             (small, 4, cf, f16, Algorithm::Direct),
-            (large, 4, cf, f16, Algorithm::FusedGemm),
+            (large, 4, cf, f16, Algorithm::Direct),
             (large, 4, cf, f32, Algorithm::Direct),
             (large, 4, cl, f16, Algorithm::Direct),
             (small, 5, cf, f16, Algorithm::FusedGemm),

@@ -1,6 +1,10 @@
 //! Benchmark of the conv1d forward on a GPU: a table and a JSON file.
 //!
-//!     cargo run --release --example bench [-- --json bench.json --reps 50 --quick]
+//!     cargo run --release --example bench [-- --json bench.json --reps 50 --quick --auto-only]
+//!
+//! `--quick`: the first three shapes and f16 state rows; `--auto-only`: only what `Auto`
+//! runs (with the bias + SiLU rows), not every algorithm; `--shape b,d,s,w` (repeatable):
+//! these forward shapes instead of the list below.
 //!
 //! Method (docs/PERFORMANCE.md): each row captures a graph of K forwards that rotate over
 //! K separate (x, y) sets, with K chosen so the sets together exceed 3x the L2 cache.
@@ -18,7 +22,8 @@ mod state_rows;
 
 use hipconv::half::{bf16, f16};
 use hipconv::{
-    Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream, UpdateShape,
+    Activation, Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream,
+    UpdateShape,
 };
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -36,13 +41,18 @@ const SHAPES: &[(usize, usize, usize, usize)] = &[
     (4, 2048, 4096, 8),
     (4, 2048, 4096, 32),
 ];
+/// Shapes that also get bias + SiLU rows (the usual Mamba configuration).
+const SILU_SHAPES: &[(usize, usize, usize, usize)] = &[(8, 4096, 2048, 4), (4, 5120, 4096, 4)];
 const MAX_SETS: usize = 256;
 
 struct Row {
     shape: ConvShape,
     dtype: DType,
     layout: Layout,
+    /// What the row asked for (`Auto` included) and what ran.
+    requested: Algorithm,
     algorithm: Algorithm,
+    bias_silu: bool,
     sets: usize,
     median_us: f64,
     min_us: f64,
@@ -88,7 +98,8 @@ fn bench_row<T: Element>(
     reps: usize,
 ) -> hipconv::Result<Row> {
     let elem = std::mem::size_of::<T>();
-    let bytes = (2 * shape.x_len() + shape.w_len()) * elem;
+    let bias_silu = options.activation == Activation::Silu;
+    let bytes = (2 * shape.x_len() + shape.w_len() + if bias_silu { shape.dim } else { 0 }) * elem;
     let l2 = device.properties().l2_cache_bytes.max(50 << 20) as usize;
     let sets = (3 * l2).div_ceil(2 * shape.x_len() * elem).clamp(3, MAX_SETS);
     let values: Vec<T> = (0..shape.x_len()).map(|i| T::from_f32(((i * 7919) % 2003) as f32 / 1001.0 - 1.0)).collect();
@@ -96,10 +107,15 @@ fn bench_row<T: Element>(
     let x: Vec<Buffer<T>> = (0..sets).map(|_| device.upload(stream, &values)).collect::<Result<_, _>>()?;
     let mut y: Vec<Buffer<T>> = (0..sets).map(|_| device.alloc(shape.x_len())).collect::<Result<_, _>>()?;
     let w = device.upload(stream, &weights)?;
+    let bias = device.upload(stream, &weights[..shape.dim])?;
     let mut conv = CausalConv1d::<T>::with_options(device, shape, options)?;
     let graph = stream.capture(|s| {
         for (x, y) in x.iter().zip(y.iter_mut()) {
-            conv.forward(s, x, &w, y)?;
+            if bias_silu {
+                conv.forward_with_bias(s, x, &w, &bias, y)?;
+            } else {
+                conv.forward(s, x, &w, y)?;
+            }
         }
         Ok(())
     })?;
@@ -115,7 +131,9 @@ fn bench_row<T: Element>(
         shape,
         dtype: T::DTYPE,
         layout: options.layout,
+        requested: options.algorithm,
         algorithm: conv.options().algorithm,
+        bias_silu,
         sets,
         median_us: ms * 1e3 / sets as f64,
         min_us: min_ms * 1e3 / sets as f64,
@@ -148,19 +166,36 @@ fn main() -> ExitCode {
     let mut json_path = String::from("bench.json");
     let mut reps = 50usize;
     let mut quick = false;
+    let mut auto_only = false;
+    let mut only: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => json_path = args.next().unwrap_or(json_path),
             "--reps" => reps = args.next().and_then(|v| v.parse().ok()).unwrap_or(reps).max(50),
             "--quick" => quick = true,
+            "--auto-only" => auto_only = true,
+            "--shape" => match args.next().as_deref().map(parse_shape) {
+                Some(Some(shape)) => only.push(shape),
+                _ => {
+                    eprintln!("--shape takes batch,dim,seqlen,width");
+                    return ExitCode::from(2);
+                }
+            },
             other => {
-                eprintln!("unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick]");
+                eprintln!(
+                    "unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick] [--auto-only] [--shape b,d,s,w]..."
+                );
                 return ExitCode::from(2);
             }
         }
     }
-    match run(&json_path, reps, quick) {
+    let shapes: Vec<_> = if only.is_empty() {
+        SHAPES.iter().copied().take(if quick { 3 } else { SHAPES.len() }).collect()
+    } else {
+        only
+    };
+    match run(&json_path, reps, &shapes, quick, auto_only) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("bench: {err}");
@@ -169,7 +204,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::error::Error>> {
+/// `b,d,s,w` as a shape.
+fn parse_shape(text: &str) -> Option<(usize, usize, usize, usize)> {
+    let v: Vec<usize> = text.split(',').map(|p| p.trim().parse().ok()).collect::<Option<_>>()?;
+    match v[..] {
+        [b, d, s, w] => Some((b, d, s, w)),
+        _ => None,
+    }
+}
+
+fn run(
+    json_path: &str,
+    reps: usize,
+    shapes: &[(usize, usize, usize, usize)],
+    quick: bool,
+    auto_only: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::gpu(0)?; // timings of the host backend are not what this measures
     let props = device.properties();
     let stream = device.stream()?;
@@ -184,9 +234,12 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
     );
 
     let mut rows = Vec::new();
-    for &(b, d, s, w) in SHAPES.iter().take(if quick { 3 } else { SHAPES.len() }) {
+    for &(b, d, s, w) in shapes {
         let shape = ConvShape::new(b, d, s, w);
-        for algorithm in [Algorithm::Direct, Algorithm::FusedGemm] {
+        // `auto` first: what a user gets by default.
+        let algorithms: &[Algorithm] =
+            if auto_only { &[Algorithm::Auto] } else { &[Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm] };
+        for &algorithm in algorithms {
             for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
                 let options = ConvOptions::default().algorithm(algorithm).layout(layout);
                 rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
@@ -194,15 +247,35 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
                 rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
             }
         }
-        let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
-        rows.push(bench_row::<f16>(&device, &stream, shape, im2col, reps)?);
+        if SILU_SHAPES.contains(&(b, d, s, w)) {
+            for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+                let options = ConvOptions::default().layout(layout).activation(Activation::Silu);
+                rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
+                rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
+                rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
+            }
+        }
+        if !auto_only {
+            let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+            rows.push(bench_row::<f16>(&device, &stream, shape, im2col, reps)?);
+        }
     }
 
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "{:<22} {:<5} {:<13} {:<12} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}",
-        "shape (b,d,s,w)", "dtype", "layout", "algorithm", "median us", "MB moved", "GB/s", "% copy", "TFLOP/s", "sets"
+        "{:<22} {:<5} {:<13} {:<18} {:<9} {:>10} {:>10} {:>9} {:>8} {:>8} {:>5}",
+        "shape (b,d,s,w)",
+        "dtype",
+        "layout",
+        "algorithm",
+        "bias_silu",
+        "median us",
+        "MB moved",
+        "GB/s",
+        "% copy",
+        "TFLOP/s",
+        "sets"
     );
     let mut json = String::from("{\n");
     let _ = writeln!(json, "  \"device\": \"{}\",\n  \"arch\": \"{}\",", props.name, props.arch);
@@ -214,11 +287,16 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
         let tflops = r.gemm_flops.map(|f| f / (r.median_us * 1e-6) / 1e12);
         let _ = writeln!(
             table,
-            "{:<22} {:<5} {:<13} {:<12} {:>10.2} {:>10.2} {:>9.0} {:>7.1}% {:>8} {:>5}",
+            "{:<22} {:<5} {:<13} {:<18} {:<9} {:>10.2} {:>10.2} {:>9.0} {:>7.1}% {:>8} {:>5}",
             format!("({},{},{},{})", s.batch, s.dim, s.seqlen, s.width),
             r.dtype.to_string(),
             r.layout.to_string(),
-            r.algorithm.to_string(),
+            if r.requested == r.algorithm {
+                r.algorithm.to_string()
+            } else {
+                format!("{}->{}", r.requested, r.algorithm)
+            },
+            if r.bias_silu { "yes" } else { "no" },
             r.median_us,
             r.bytes as f64 / 1e6,
             gbs,
@@ -229,7 +307,7 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
         let _ = writeln!(
             json,
             "    {{\"batch\": {}, \"dim\": {}, \"seqlen\": {}, \"width\": {}, \"dtype\": \"{}\", \"layout\": \"{}\", \
-             \"algorithm\": \"{}\", \"median_us\": {:.3}, \"min_us\": {:.3}, \"bytes\": {}, \"gbs\": {:.1}, \
+             \"algorithm\": \"{}\", \"resolved\": \"{}\", \"bias_silu\": {}, \"median_us\": {:.3}, \"min_us\": {:.3}, \"bytes\": {}, \"gbs\": {:.1}, \
              \"pct_copy\": {:.1}, \"gemm_tflops\": {}, \"sets\": {}}}{}",
             s.batch,
             s.dim,
@@ -237,7 +315,9 @@ fn run(json_path: &str, reps: usize, quick: bool) -> Result<(), Box<dyn std::err
             s.width,
             r.dtype,
             r.layout,
+            r.requested,
             r.algorithm,
+            r.bias_silu,
             r.median_us,
             r.min_us,
             r.bytes,

@@ -28,6 +28,20 @@ inline unsigned grid_blocks(int64_t work) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// n / d and n % d for non-negative n and positive d, in 32-bit arithmetic when both fit
+// (a 64-bit division is a long software sequence on GPUs; most sizes fit in 32 bits).
+struct QuotientRemainder {
+    int64_t quotient;
+    int64_t remainder;
+};
+__device__ inline QuotientRemainder divide(int64_t n, int64_t d) {
+    if (((uint64_t)n | (uint64_t)d) >> 32 == 0) {
+        const uint32_t q = (uint32_t)n / (uint32_t)d;
+        return {(int64_t)q, (int64_t)((uint32_t)n - q * (uint32_t)d)};
+    }
+    return {n / d, n % d};
+}
+
 constexpr int kMaxCachedDevices = 64;
 
 // Blocks of `kernel` (with `threads` threads) that the current device holds at once: a

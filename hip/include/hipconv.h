@@ -182,7 +182,10 @@ hipconv_status_t hipconv_conv1d_final_states_bf16(const hipconv_conv1d_sequences
 hipconv_status_t hipconv_conv1d_final_states_f32(const hipconv_conv1d_sequences_params *params,
                                                  hipconv_stream_t stream);
 
-/* Direct: a streaming kernel on the vector units (hip/conv1d/direct.hip). Any width. */
+/* Direct: streaming kernels on the vector units, any width: widths 1-4 in
+ * hip/conv1d/direct_channel_first.hip (contiguous channel-first x and y) and
+ * direct_channel_last.hip (channel-last), everything else in the tiled kernel of
+ * hip/conv1d/direct.hip, whose entry points these are. */
 typedef hipconv_conv1d_params hipconv_conv1d_direct_params;
 hipconv_status_t hipconv_conv1d_direct_f16(const hipconv_conv1d_params *params,
                                            hipconv_stream_t stream);
@@ -219,8 +222,10 @@ hipconv_status_t hipconv_conv1d_fused_gemm_f32(const hipconv_conv1d_params *para
  *         the state is the last state_len inputs in order, shifted left
  *   y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * xx[t + tap]), xx = (the last width-1
  *         inputs of the state, then x[b,c,:])
- * Distinct rows must use distinct slots. One thread per (b, c): reads its history, writes
- * y, then the new state; no host synchronisation, so it can be captured in a graph.
+ * Distinct rows must use distinct slots. Each thread reads its rows' history before it
+ * writes y and the new state (hip/conv1d/update.hip: 16-byte channel groups for the common
+ * widths, one thread per (b, c) otherwise); no host synchronisation, so it can be captured
+ * in a graph.
  */
 typedef struct hipconv_conv1d_update_params {
     const void *x;

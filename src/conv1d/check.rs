@@ -1,6 +1,7 @@
 //! Every argument check of the conv1d operations, in one place. All of them run before
 //! any launch, so a failing call leaves the caller's buffers untouched.
 
+use super::heuristics::{self, ArchFamily};
 use super::{Activation, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::{Device, DeviceId};
@@ -121,7 +122,9 @@ pub(crate) fn resolve_algorithm<T: Element>(
     options: &ConvOptions,
 ) -> Result<Algorithm> {
     match options.algorithm {
-        Algorithm::Auto => Ok(auto_algorithm::<T>(shape, options.layout)),
+        Algorithm::Auto => {
+            Ok(heuristics::auto_algorithm::<T>(ArchFamily::of(&device.properties().arch), shape, options.layout))
+        }
         Algorithm::Direct => Ok(Algorithm::Direct),
         Algorithm::FusedGemm => {
             if shape.width > super::FUSED_GEMM_MAX_WIDTH {
@@ -144,40 +147,6 @@ pub(crate) fn resolve_algorithm<T: Element>(
             gpu_dtype::<T>(device, "Im2colGemm on a GPU")?;
             Ok(Algorithm::Im2colGemm)
         }
-    }
-}
-
-/// Problems at least this large (batch·dim·seqlen elements) amortize FusedGemm's per-strip
-/// setup: measured on the H200 at width 4, f16 channel-first, Direct wins at 16.8 M elements
-/// (34.9 vs 37.5 µs) and FusedGemm at 67 M (114.5 vs 127.7 µs); the threshold sits between.
-const FUSED_GEMM_MIN_ELEMENTS: usize = 1 << 25;
-
-/// What `Auto` runs, from the crossovers measured on the H200 (docs/PERFORMANCE.md, "Auto"),
-/// f16 at (4,2048,4096,·) and (8,4096,2048,·) unless said otherwise:
-/// - channel-first, widths 5–512: FusedGemm, whose Toeplitz GEMM costs K = 16 + H
-///   multiply-adds per output on matrix cores, while Direct's generic-width loop falls to
-///   13–22% of copy (width 8: 65 vs 141 µs, 16: 72 vs 173, 32: 93 vs 243; f32 likewise);
-/// - channel-first, widths 1–4: FusedGemm for f16/bf16 problems of at least
-///   `FUSED_GEMM_MIN_ELEMENTS` (114 vs 127 µs), else Direct's compiled widths; fp32 stays on
-///   Direct, whose CUDA-core FMAs beat 3xTF32 there (191 vs 268 µs);
-/// - channel-last: Direct, whose transposing loads beat FusedGemm's landing buffer and
-///   shared-memory transpose (width 4: 121 vs 204 µs, 16: 100 vs 124), except f16/bf16 from
-///   width 32 on (129 vs 147 µs);
-/// - past `FUSED_GEMM_MAX_WIDTH`: Direct, the only one that takes it.
-///
-/// Im2colGemm never: it moves a width-times larger matrix and multiplies a dim-times
-/// wasteful weight (0.1–1% of the copy bandwidth).
-pub(crate) fn auto_algorithm<T: Element>(shape: &ConvShape, layout: Layout) -> Algorithm {
-    let half = T::DTYPE != DType::F32;
-    let takes = shape.width <= super::FUSED_GEMM_MAX_WIDTH;
-    let fused_wins = match layout {
-        Layout::ChannelFirst => shape.width >= 5 || (half && shape.x_len() >= FUSED_GEMM_MIN_ELEMENTS),
-        Layout::ChannelLast => half && shape.width >= 32,
-    };
-    if takes && fused_wins {
-        Algorithm::FusedGemm
-    } else {
-        Algorithm::Direct
     }
 }
 

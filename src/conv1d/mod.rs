@@ -3,15 +3,21 @@
 //! `y[b, c, t] = Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]`, zero history before t = 0,
 //! with `x`, `y` stored `[batch, dim, seqlen]` and `w` `[dim, width]`.
 //!
-//! Algorithms ([`Algorithm`]): `Direct`, a streaming kernel that reads each input once
-//! (every dtype, both layouts, bias, SiLU, any width), and `Im2colGemm`, the seed's explicit
-//! pipeline (docs/DESIGN.md): `preprocess_input` (transpose + causal padding + im2col),
-//! `preprocess_weight` (depthwise → dense block-diagonal), `gemm_abt` on matrix cores with
-//! an epilogue that writes `y` in place. Both run on the host backend too.
+//! Algorithms ([`Algorithm`]), all of which run on the host backend too:
+//! - `Direct`: streaming kernels that read each input once (every dtype, both layouts,
+//!   bias, SiLU, any width; widths up to [`STREAM_MAX_WIDTH`] near the copy bandwidth);
+//! - `FusedGemm`: the implicit-im2col GEMM on matrix cores (widths up to
+//!   [`FUSED_GEMM_MAX_WIDTH`]);
+//! - `Im2colGemm`: the seed's explicit pipeline (docs/DESIGN.md): `preprocess_input`
+//!   (transpose + causal padding + im2col), `preprocess_weight` (depthwise → dense
+//!   block-diagonal), `gemm_abt` on matrix cores with an epilogue that writes `y` in place;
+//! - `Auto` (the default) picks one per device architecture, shape, dtype and layout
+//!   (`heuristics.rs`).
 
 mod check;
 #[cfg(hipconv_gpu)]
 mod gpu;
+mod heuristics;
 pub(crate) mod host;
 mod options;
 pub mod reference;
@@ -20,6 +26,7 @@ mod status;
 mod update;
 mod varlen;
 
+pub use heuristics::STREAM_MAX_WIDTH;
 pub use options::{Activation, Algorithm, ConvOptions, Layout};
 pub use update::{CausalConv1dUpdate, StateCache, UpdateShape};
 pub use varlen::{CausalConv1dVarlen, VarlenShape};

@@ -5,8 +5,8 @@ use std::fmt;
 /// Which implementation computes the forward.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Algorithm {
-    /// Picks per device, shape, dtype and layout (see docs/PERFORMANCE.md for the
-    /// measurements behind the choice).
+    /// Picks per device architecture, shape, dtype and layout (src/conv1d/heuristics.rs;
+    /// docs/PERFORMANCE.md has the measurements behind the choice).
     #[default]
     Auto,
     /// The seed's explicit pipeline: im2col + dense block-diagonal weight + matrix-core
@@ -18,8 +18,10 @@ pub enum Algorithm {
     /// (fp32 kept fp32-accurate), layout, bias and SiLU; widths 1 to
     /// [`FUSED_GEMM_MAX_WIDTH`](super::FUSED_GEMM_MAX_WIDTH).
     FusedGemm,
-    /// A streaming kernel that reads each input once and writes each output once; every
-    /// dtype, layout, width, bias and SiLU.
+    /// Streaming kernels that read each input once and write each output once; every
+    /// dtype, layout, width, bias and SiLU. Widths up to
+    /// [`STREAM_MAX_WIDTH`](super::STREAM_MAX_WIDTH) are compiled and run near the copy
+    /// bandwidth; wider ones run a tiled generic-width kernel.
     Direct,
 }
 

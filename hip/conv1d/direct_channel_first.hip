@@ -1,0 +1,257 @@
+/*
+ * Direct, channel-first, contiguous tensors: the streaming causal conv1d over the flat
+ * [batch·dim·seqlen] array, for compiled widths 1 .. kMaxStreamWidth.
+ *
+ *   in   x [batch, dim, seqlen] contiguous (seqlen fastest), 16-byte aligned
+ *        w [dim, width], bias [dim] or NULL
+ *   out  y [batch, dim, seqlen] contiguous, 16-byte aligned
+ *        y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
+ *
+ * A contiguous channel-first tensor is one flat array in which every row (b, c) follows
+ * the previous one, so the history of flat element f is the width-1 flat elements before
+ * it, except where they belong to the previous row (t < width-1): those taps are skipped.
+ * Working on the flat array makes every seqlen vectorizable: a row that is not a multiple
+ * of 16 bytes just puts a row boundary inside some vectors, and those few vectors take the
+ * per-element path. There is no shared memory and no barrier.
+ *
+ * Work split (E = 16 / sizeof(T) elements per 16-byte vector, W = wave size):
+ *
+ *   wave w owns flat elements [w·V·W·E, (w+1)·V·W·E); load v of lane l is the vector
+ *
+ *        flat  |  v=0: lane 0 | lane 1 | ... | lane W-1 |  v=1: lane 0 | ... |  v=V-1 ...
+ *
+ *   so each load instruction of the wave reads W·16 contiguous bytes, and all V loads of
+ *   a lane are in flight before the first is used. The width-1 elements before a vector
+ *   are the tail of the previous lane's vector (one register exchange per 32-bit word);
+ *   lane 0 takes the last lane's previous vector, and for v = 0 loads it from memory.
+ *
+ * Per vector: if it lies inside one row (t + E <= seqlen), E outputs come from E + width - 1
+ * inputs and the row's taps, with the history zeroed where it precedes the row's start
+ * (so rows that are a whole number of vectors never leave this path); a vector with a row
+ * boundary inside takes a per-element path in which each element finds its own row and
+ * time and skips taps before its row's start.
+ *
+ * Launch: kThreads threads, one thread per V vectors (V = 1 for small problems, so that
+ * more waves share one round of loads), grid = ceil(total / (kThreads·V·E)).
+ */
+#include "activation.h"
+#include "compat.h"
+#include "direct_paths.h"
+#include "element.h"
+#include "hipconv.h"
+#include "launch.h"
+#include "packed.h"
+#include "vector_rows.h"
+#include "wave.h"
+
+namespace hipconv {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kVectorsPerThread = 4;         // vectors per lane and segment (large problems)
+constexpr int64_t kSmallVectors = 1 << 19;  // below this many vectors: one per lane
+
+// The vector at flat index f (a multiple of E), zero past `total`.
+template <typename T> __device__ inline uint4 load_vector(const T *x, int64_t f, int64_t total) {
+    constexpr int E = Vec16<T>::kCount;
+    if (f + E <= total) return *reinterpret_cast<const uint4 *>(x + f);
+    float v[E];
+#pragma unroll
+    for (int j = 0; j < E; ++j) v[j] = f + j < total ? to_float(x[f + j]) : 0.f;
+    return pack<T>(v);  // exact: T -> fp32 -> T
+}
+
+template <typename T> __device__ inline void store_vector(T *y, int64_t f, int64_t total, const float *v) {
+    constexpr int E = Vec16<T>::kCount;
+    if (f + E <= total) {
+        *reinterpret_cast<uint4 *>(y + f) = pack<T>(v);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < E; ++j)
+        if (f + j < total) y[f + j] = from_float<T>(v[j]);
+}
+
+// The loads of one wave's segment (flat elements first .. first + V·W·E - 1): this lane's
+// V vectors, and for lane 0 the vector before the segment (its history; zero at the start).
+template <typename T, int kWidth, int V> struct SegmentLoads {
+    uint4 raw[V];
+    uint4 before;
+
+    __device__ void issue(const T *x, int64_t first, int64_t total, int lane) {
+        constexpr int E = Vec16<T>::kCount;
+        constexpr int W = HIPCONV_WAVE_SIZE;
+#pragma unroll
+        for (int v = 0; v < V; ++v) raw[v] = load_vector<T>(x, first + (int64_t)(v * W + lane) * E, total);
+        before = make_uint4(0, 0, 0, 0);
+        if (kWidth > 1 && lane == 0 && first > 0) before = *reinterpret_cast<const uint4 *>(x + first - E);
+    }
+};
+
+// y for one wave's segment from its loads. Every lane of the wave calls it (exchanges).
+template <typename T, int kWidth, int V>
+__device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t total, int64_t first,
+                                        const SegmentLoads<T, kWidth, V> &in, int lane) {
+    constexpr int E = Vec16<T>::kCount;
+    constexpr int W = HIPCONV_WAVE_SIZE;
+    constexpr int kHistory = kWidth - 1;
+    static_assert(kHistory <= E, "the history of a vector must fit in the previous vector");
+    // 32-bit words of a vector that hold its last kHistory elements.
+    constexpr int kHistoryWords = (kHistory * (int)sizeof(T) + 3) / 4;
+
+    const T *w = static_cast<const T *>(p.w);
+    const T *bias = static_cast<const T *>(p.bias);
+    T *y = static_cast<T *>(p.y);
+
+    // Where the segment starts: row (b·dim + c) and time.
+    const QuotientRemainder by_row = divide(first, p.seqlen);
+    const int64_t time_of_first = by_row.remainder;
+    const int channel_of_first = (int)divide(by_row.quotient, p.dim).remainder;
+    const bool silu = p.silu != 0;
+
+    uint32_t from_left[V][4];  // word q of the previous lane's vector v (lane 0: the last lane's)
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+#pragma unroll
+        for (int q = 4 - kHistoryWords; q < 4; ++q)
+            from_left[v][q] = wave_read_lane((&in.raw[v].x)[q], (lane + W - 1) % W);
+    }
+
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+        const int64_t offset = (int64_t)(v * W + lane) * E;
+        const int64_t f = first + offset;
+        if (f >= total) break;
+
+        // The previous vector's words (lane 0: the last lane's vector v-1, or `before`).
+        uint4 previous = in.before;
+#pragma unroll
+        for (int q = 4 - kHistoryWords; q < 4; ++q) {
+            if (lane != 0) (&previous.x)[q] = from_left[v][q];
+            else if (v > 0) (&previous.x)[q] = from_left[v > 0 ? v - 1 : 0][q];
+        }
+        float window[kHistory + E];
+#pragma unroll
+        for (int k = 0; k < kHistory; ++k) window[k] = unpack<T>(previous, E - kHistory + k);
+#pragma unroll
+        for (int j = 0; j < E; ++j) window[kHistory + j] = unpack<T>(in.raw[v], j);
+
+        // This vector's first element: row advance and time t.
+        int64_t t_wide = time_of_first + offset;
+        int c = channel_of_first;
+        if (t_wide >= p.seqlen) {
+            const QuotientRemainder rows_on = divide(t_wide, p.seqlen);
+            t_wide = rows_on.remainder;
+            c = (int)divide(c + rows_on.quotient, p.dim).remainder;
+        }
+        const int t = (int)t_wide;
+
+        float out[E];
+        if (t + E <= p.seqlen) {
+            // Inside one row. A row that starts within the history (t < width-1) sees
+            // zeros there instead of the previous row's tail.
+            if (t < kHistory) {
+#pragma unroll
+                for (int k = 0; k < kHistory; ++k)
+                    if (k < kHistory - t) window[k] = 0.f;
+            }
+            // The row's taps (the lanes of a wave mostly share a row: one broadcast load).
+            float taps[kWidth];
+#pragma unroll
+            for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[(int64_t)c * kWidth + k]);
+            const float bias_c = bias != nullptr ? to_float(bias[c]) : 0.f;
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                float acc = bias_c;
+#pragma unroll
+                for (int k = 0; k < kWidth; ++k) acc += taps[k] * window[j + k];
+                out[j] = activate_fast(acc, silu);
+            }
+        } else {
+            // A row boundary in or just before the vector: element by element.
+            int tj = t;
+            int cj = c;
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                float acc = bias != nullptr ? to_float(bias[cj]) : 0.f;
+#pragma unroll
+                for (int k = 0; k < kWidth; ++k)
+                    if (tj >= kHistory - k) acc += to_float(w[(int64_t)cj * kWidth + k]) * window[j + k];
+                out[j] = activate_fast(acc, silu);
+                if (++tj == p.seqlen) {
+                    tj = 0;
+                    cj = cj + 1 == p.dim ? 0 : cj + 1;
+                }
+            }
+        }
+        store_vector<T>(y, f, total, out);
+    }
+}
+
+// One wave per segment of V·W·E flat elements: all of a lane's loads are issued before
+// any is used. (Measured on an H200: a persistent grid whose waves prefetch their next
+// segment was no faster at (4,5120,4096,4) f16 and 3-7% slower at (8,4096,2048,4) f32 and
+// with SiLU; docs/PERFORMANCE.md.)
+template <typename T, int kWidth, int V>
+__global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
+                                                                                  int64_t total) {
+    constexpr int64_t kSegment = (int64_t)V * HIPCONV_WAVE_SIZE * Vec16<T>::kCount;
+    const int lane = wave_lane();
+    const int64_t segment = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / HIPCONV_WAVE_SIZE;
+    if (segment * kSegment >= total) return;  // whole waves only: the exchanges need every lane
+    SegmentLoads<T, kWidth, V> loads;
+    loads.issue(static_cast<const T *>(p.x), segment * kSegment, total, lane);
+    convolve_segment<T, kWidth, V>(p, total, segment * kSegment, loads, lane);
+}
+
+template <typename T, int kWidth, int V> hipconv_status_t launch_v(const hipconv_conv1d_params &p, hipStream_t stream) {
+    const int64_t total = (int64_t)p.batch * p.dim * p.seqlen;
+    const int64_t blocks = ceil_div(total, (int64_t)kThreads * V * Vec16<T>::kCount);
+    if (blocks > INT32_MAX) return (hipconv_status_t)hipErrorInvalidValue;
+    hipLaunchKernelGGL((conv1d_direct_channel_first_kernel<T, kWidth, V>), dim3((unsigned)blocks), dim3(kThreads), 0,
+                       stream, p, total);
+    return last_launch_status();
+}
+
+template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_conv1d_params &p, hipStream_t stream) {
+    // Small problems: one vector per lane, the most waves for one round of loads.
+    const int64_t vectors = (int64_t)p.batch * p.dim * p.seqlen / Vec16<T>::kCount;
+    return vectors < kSmallVectors ? launch_v<T, kWidth, 1>(p, stream)
+                                   : launch_v<T, kWidth, kVectorsPerThread>(p, stream);
+}
+
+// One contiguous [batch, dim, seqlen] tensor at a 16-byte aligned address.
+bool contiguous_channel_first(const void *base, int64_t batch_stride, int64_t dim_stride, int64_t seq_stride,
+                              const hipconv_conv1d_params &p) {
+    return (reinterpret_cast<uintptr_t>(base) & 15) == 0 && seq_stride == 1 && (p.dim == 1 || dim_stride == p.seqlen) &&
+           (p.batch == 1 || batch_stride == (int64_t)p.dim * p.seqlen);
+}
+
+}  // namespace
+
+template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p) {
+    return p.width >= 1 && p.width <= kMaxStreamWidth && p.width - 1 <= Vec16<T>::kCount &&
+           contiguous_channel_first(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p) &&
+           contiguous_channel_first(p.y, p.y_batch_stride, p.y_dim_stride, p.y_seq_stride, p);
+}
+
+template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream) {
+    switch (p.width) {
+    case 1: return launch_width<T, 1>(p, stream);
+    case 2: return launch_width<T, 2>(p, stream);
+    case 3: return launch_width<T, 3>(p, stream);
+    case 4: return launch_width<T, 4>(p, stream);
+    default: return (hipconv_status_t)hipErrorInvalidValue;
+    }
+}
+
+#define HIPCONV_INSTANTIATE(T)                                                        \
+    template bool direct_channel_first_fits<T>(const hipconv_conv1d_params &);        \
+    template hipconv_status_t launch_direct_channel_first<T>(const hipconv_conv1d_params &, hipStream_t);
+HIPCONV_INSTANTIATE(__half)
+HIPCONV_INSTANTIATE(hipconv_bf16)
+HIPCONV_INSTANTIATE(float)
+#undef HIPCONV_INSTANTIATE
+
+}  // namespace hipconv

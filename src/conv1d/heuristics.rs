@@ -1,0 +1,61 @@
+//! `Auto`'s policy: which algorithm runs a forward, keyed by device architecture, shape,
+//! dtype and layout. The one place the measured crossovers live (docs/PERFORMANCE.md, "Auto").
+
+use super::{Algorithm, ConvShape, Layout, FUSED_GEMM_MAX_WIDTH};
+use crate::element::{DType, Element};
+
+/// The widths Direct's streaming kernels compile (hip/conv1d/direct_paths.h,
+/// `kMaxStreamWidth`): they read every input and write every output once, at the copy
+/// bandwidth, on every architecture.
+pub const STREAM_MAX_WIDTH: usize = 4;
+
+/// Device architectures with their own measured policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ArchFamily {
+    /// NVIDIA sm_90 (H100, H200): where every crossover below was measured.
+    Hopper,
+    /// NVIDIA sm_80..sm_89, AMD gfx90a and gfx94x, the host, anything else: not measured
+    /// here; they get Hopper's rule, the documented default.
+    Other,
+}
+
+impl ArchFamily {
+    /// From `DeviceProperties::arch` (`sm_90`, `gfx90a:sramecc+:xnack-`, `cpu`).
+    pub(crate) fn of(arch: &str) -> ArchFamily {
+        if arch.starts_with("sm_90") {
+            ArchFamily::Hopper
+        } else {
+            ArchFamily::Other
+        }
+    }
+}
+
+/// What `Auto` runs (measured on an H200, docs/PERFORMANCE.md "Auto"):
+/// - widths 1 to [`STREAM_MAX_WIDTH`]: Direct, whose streaming kernels run near the copy
+///   bandwidth in both layouts and every dtype;
+/// - channel-first, widths 5 to [`FUSED_GEMM_MAX_WIDTH`]: FusedGemm, whose Toeplitz GEMM
+///   on matrix cores beats Direct's tiled generic-width loop (width 8: 65 vs 141 µs,
+///   16: 72 vs 173, 32: 93 vs 243);
+/// - channel-last: Direct, except f16/bf16 from width 32 on (FusedGemm 129 vs 147 µs);
+/// - past `FUSED_GEMM_MAX_WIDTH`: Direct, the only one that takes it.
+///
+/// Im2colGemm never: it moves a width-times larger matrix and multiplies a dim-times
+/// wasteful weight.
+pub(crate) fn auto_algorithm<T: Element>(arch: ArchFamily, shape: &ConvShape, layout: Layout) -> Algorithm {
+    match arch {
+        ArchFamily::Hopper | ArchFamily::Other => {
+            let half = T::DTYPE != DType::F32;
+            let fused_wins = shape.width > STREAM_MAX_WIDTH
+                && shape.width <= FUSED_GEMM_MAX_WIDTH
+                && match layout {
+                    Layout::ChannelFirst => true,
+                    Layout::ChannelLast => half && shape.width >= 32,
+                };
+            if fused_wins {
+                Algorithm::FusedGemm
+            } else {
+                Algorithm::Direct
+            }
+        }
+    }
+}
