@@ -1,10 +1,12 @@
 //! hipconv: GPU convolution kernels written in HIP, for AMD (hipcc, MFMA matrix cores) and
 //! NVIDIA (nvcc on the same sources, tensor cores), with a multi-threaded host backend.
 //!
-//! The first operation is the causal depthwise conv1d of Mamba-style models, built as the
-//! seed's explicit pipeline: input preprocessing (implicit transpose + causal padding +
-//! im2col in one kernel), weight preprocessing (depthwise → dense block-diagonal) and a
-//! matrix-core GEMM whose epilogue writes `y [batch, dim, seqlen]` directly.
+//! The first operation is the causal depthwise conv1d of Mamba-style models
+//! ([`conv1d`]). `Auto` picks per device architecture, shape, dtype and layout among
+//! `Direct` (streaming kernels on the vector units), `FusedGemm` (implicit im2col on matrix
+//! cores) and the seed's explicit pipeline `Im2colGemm` (input preprocessing, weight
+//! preprocessing and a matrix-core GEMM whose epilogue writes `y` directly), which `Auto`
+//! never picks and `verify_host` inspects.
 //!
 //! ```
 //! use half::f16;

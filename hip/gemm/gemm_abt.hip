@@ -60,7 +60,7 @@ constexpr int kGemmSharedBytes =
 static_assert(kGemmBlockM == kGemmBlockN, "TileStage serves A and B with one shape");
 static_assert(kGemmBlockK % mc::kInstK == 0, "k-step must be a multiple of the instruction k");
 
-// Rows [row0, row0+64) x cols [k0, k0+32) of a row-major matrix, held in registers between
+// Rows [row0, row0+64) x cols [k0, k0+kGemmBlockK) (64) of a row-major matrix, held in registers between
 // issue() (the global loads) and commit() (the stores into tile[64][kGemmLdsAB]), so that
 // the next k-step's loads are in flight while the current one is multiplied.
 template <typename T> struct TileStage {

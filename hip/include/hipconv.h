@@ -6,8 +6,9 @@
  *   that serves both backends.
  * - Every entry point returns the runtime's own error code (0 = success) and
  *   never prints or exits. Kernel launchers take a stream and are asynchronous.
- * - One params struct per operation; launchers take it by pointer and pass it
- *   to the kernel by value.
+ * - One params struct per kind of kernel (the forwards share hipconv_conv1d_params; the
+ *   boundary passes, the update and the pipeline stages have their own); launchers take
+ *   it by pointer and pass it to the kernel by value.
  * - Exported kernel launchers are named hipconv_<op>_<dtype>.
  */
 #ifndef HIPCONV_H
