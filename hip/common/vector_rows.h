@@ -7,6 +7,7 @@
 
 #include "compat.h"
 #include "element.h"
+#include "packed.h"
 
 namespace hipconv {
 
@@ -14,7 +15,7 @@ namespace hipconv {
 template <typename T> struct Vec16 {
     static constexpr int kCount = 16 / sizeof(T);
     uint4 raw;
-    __device__ float get(int e) const { return to_float(reinterpret_cast<const T *>(&raw)[e]); }
+    __device__ float get(int e) const { return unpack<T>(raw, e); }
 };
 
 // Every row start is 16-byte aligned and the contiguous axis is a whole number of vectors.
