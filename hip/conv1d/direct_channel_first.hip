@@ -115,7 +115,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
     for (int v = 0; v < V; ++v) {
 #pragma unroll
         for (int q = 4 - kHistoryWords; q < 4; ++q)
-            from_left[v][q] = wave_read_lane((&in.raw[v].x)[q], (lane + W - 1) % W);
+            from_left[v][q] = wave_read_lane(word_of(in.raw[v], q), (lane + W - 1) % W);
     }
 
 #pragma unroll

@@ -11,7 +11,7 @@
 
 namespace hipconv {
 
-constexpr int kMaxStreamWidth = 4;
+constexpr int kMaxStreamWidth = HIPCONV_STREAM_MAX_WIDTH;
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);

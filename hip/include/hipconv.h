@@ -183,10 +183,11 @@ hipconv_status_t hipconv_conv1d_final_states_bf16(const hipconv_conv1d_sequences
 hipconv_status_t hipconv_conv1d_final_states_f32(const hipconv_conv1d_sequences_params *params,
                                                  hipconv_stream_t stream);
 
-/* Direct: streaming kernels on the vector units, any width: widths 1-4 in
- * hip/conv1d/direct_channel_first.hip (contiguous channel-first x and y) and
- * direct_channel_last.hip (channel-last), everything else in the tiled kernel of
- * hip/conv1d/direct.hip, whose entry points these are. */
+/* Direct: streaming kernels on the vector units, any width: widths 1 ..
+ * HIPCONV_STREAM_MAX_WIDTH in hip/conv1d/direct_channel_first.hip (contiguous
+ * channel-first x and y) and direct_channel_last.hip (channel-last), everything else in
+ * the tiled kernel of hip/conv1d/direct.hip, whose entry points these are. */
+#define HIPCONV_STREAM_MAX_WIDTH 4
 typedef hipconv_conv1d_params hipconv_conv1d_direct_params;
 hipconv_status_t hipconv_conv1d_direct_f16(const hipconv_conv1d_params *params,
                                            hipconv_stream_t stream);

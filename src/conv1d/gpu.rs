@@ -11,6 +11,8 @@ use std::ffi::c_void;
 
 // Rust checks FusedGemm's width limit before launch; it must be the kernels' limit.
 const _: () = assert!(super::FUSED_GEMM_MAX_WIDTH == sys::HIPCONV_FUSED_GEMM_MAX_WIDTH as usize);
+// Auto's policy sends widths up to STREAM_MAX_WIDTH to the streaming kernels: it must be theirs.
+const _: () = assert!(super::STREAM_MAX_WIDTH == sys::HIPCONV_STREAM_MAX_WIDTH as usize);
 // The host backend raises the kernels' index errors by the same codes.
 const _: () = {
     use super::status;

@@ -4,9 +4,9 @@
 use super::{Algorithm, ConvShape, Layout, FUSED_GEMM_MAX_WIDTH};
 use crate::element::{DType, Element};
 
-/// The widths Direct's streaming kernels compile (hip/conv1d/direct_paths.h,
-/// `kMaxStreamWidth`): they read every input and write every output once, at the copy
-/// bandwidth, on every architecture.
+/// The widths Direct's streaming kernels compile (`HIPCONV_STREAM_MAX_WIDTH` in hipconv.h,
+/// asserted equal in gpu.rs): they read every input and write every output once, at the
+/// copy bandwidth, on every architecture.
 pub const STREAM_MAX_WIDTH: usize = 4;
 
 /// Device architectures with their own measured policy.
