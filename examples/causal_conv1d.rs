@@ -13,13 +13,15 @@
 mod common;
 
 use common::{inputs, usize_arg};
-use hipconv::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
+use hipconv::conv1d::reference::causal_conv1d_f64;
+use hipconv::conv1d::{self, Algorithm, CausalConv1d, Layout, Shape};
 use hipconv::half::f16;
-use hipconv::{Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, GemmTileConfig, Layout};
+use hipconv::testing::{error_stats, tolerance};
+use hipconv::{Device, Element, GemmTileConfig};
 use std::process::ExitCode;
 
 struct Options {
-    shape: ConvShape,
+    shape: Shape,
     /// Timed forwards; default 100 on a GPU, 5 on the host.
     reps: Option<usize>,
     device: DeviceChoice,
@@ -35,7 +37,7 @@ enum DeviceChoice {
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
-        shape: ConvShape::new(1, 64, 2048, 4),
+        shape: Shape::new(1, 64, 2048, 4),
         reps: None,
         device: DeviceChoice::Best,
         algorithm: Algorithm::Im2colGemm,
@@ -101,7 +103,7 @@ fn run(options: Options) -> hipconv::Result<bool> {
     let x = device.upload(&stream, &x_host)?;
     let w = device.upload(&stream, &w_host)?;
     let mut y = device.upload(&stream, &vec![f16::NAN; shape.x_len()])?;
-    let options = ConvOptions::default().algorithm(options.algorithm).layout(options.layout);
+    let options = conv1d::Options::default().algorithm(options.algorithm).layout(options.layout);
     let mut conv = CausalConv1d::<f16>::with_options(&device, shape, options)?;
     println!("algorithm: {}, layout: {}", conv.options().algorithm, conv.options().layout);
 
@@ -111,11 +113,11 @@ fn run(options: Options) -> hipconv::Result<bool> {
         let report = conv.forward_verified(&stream, &x, &w, &mut y);
         match &report {
             Ok(report) => println!("{report}"),
-            Err(hipconv::Error::VerificationFailed(report)) => println!("{report}"),
+            Err(hipconv::Error::VerificationFailed { report, .. }) => println!("{report}"),
             Err(_) => {}
         }
         report.map(|_| ()).or_else(|err| match err {
-            hipconv::Error::VerificationFailed(_) => Ok(()), // judged below, like the seed
+            hipconv::Error::VerificationFailed { .. } => Ok(()), // judged below, like the seed
             other => Err(other),
         })?;
     }
@@ -125,7 +127,7 @@ fn run(options: Options) -> hipconv::Result<bool> {
         conv.forward(&stream, &x, &w, &mut y)?;
     }
 
-    let gemm = shape.gemm();
+    let gemm = hipconv::conv1d::stages::gemm_shape(&shape);
     println!("{gemm}");
     let reference = causal_conv1d_f64(&shape, &conv.options(), &x_host, &w_host, None);
     let stats = error_stats(&y.to_vec(&stream)?, &reference);

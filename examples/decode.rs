@@ -14,12 +14,10 @@
 mod common;
 
 use common::{inputs, usize_arg};
-use hipconv::conv1d::reference::{error_stats, tolerance};
+use hipconv::conv1d::{self, Activation, CausalConv1d, CausalConv1dUpdate, Shape, StateCache, States, UpdateShape};
 use hipconv::half::f16;
-use hipconv::{
-    Activation, Buffer, CausalConv1d, CausalConv1dUpdate, ConvOptions, ConvShape, ConvStates, Device, Element,
-    StateCache, UpdateShape,
-};
+use hipconv::testing::{error_stats, tolerance};
+use hipconv::{Buffer, Device, Element};
 use std::process::ExitCode;
 
 struct Options {
@@ -57,7 +55,7 @@ fn parse_options() -> Result<Options, String> {
 }
 
 /// Times [from, to) of `x` `[batch, dim, seqlen]` as `[batch, dim, to−from]`.
-fn slice_time(x: &[f16], s: &ConvShape, from: usize, to: usize) -> Vec<f16> {
+fn slice_time(x: &[f16], s: &Shape, from: usize, to: usize) -> Vec<f16> {
     x.chunks(s.seqlen).flat_map(|row| row[from..to].iter().copied()).collect()
 }
 
@@ -83,8 +81,8 @@ fn run(o: &Options) -> hipconv::Result<bool> {
     let device = if o.host { Device::host() } else { Device::best_available() };
     let stream = device.stream()?;
     let activation = if o.silu { Activation::Silu } else { Activation::Identity };
-    let options = ConvOptions::default().activation(activation);
-    let whole = ConvShape::new(o.batch, o.dim, o.prompt + o.tokens, o.width);
+    let options = conv1d::Options::default().activation(activation);
+    let whole = Shape::new(o.batch, o.dim, o.prompt + o.tokens, o.width);
     println!("device: {} ({})", device.properties().name, device.backend());
     println!("whole sequence {whole:?}: prompt {} tokens, then {} decode steps of 1 token", o.prompt, o.tokens);
 
@@ -98,13 +96,13 @@ fn run(o: &Options) -> hipconv::Result<bool> {
     let y_whole = y_whole.to_vec(&stream)?;
 
     // Prefill: the prompt, handing its final states to the cache (slot b = row b).
-    let prompt = ConvShape::new(o.batch, o.dim, o.prompt, o.width);
+    let prompt = Shape::new(o.batch, o.dim, o.prompt, o.width);
     let step = UpdateShape::new(o.batch, o.dim, 1, o.width);
     let mut cache = device.alloc::<f16>(step.state_elems())?;
     let x_prompt = device.upload(&stream, &slice_time(&x, &whole, 0, o.prompt))?;
     let mut y_prompt = device.alloc::<f16>(prompt.x_len())?;
     let mut prefill = CausalConv1d::<f16>::with_options(&device, prompt, options)?;
-    let states = ConvStates { initial: None, final_states: Some(&mut cache) };
+    let states = States { initial: None, final_states: Some(&mut cache) };
     let start = stream.record_event()?;
     prefill.forward_with_states(&stream, &x_prompt, &w, None, states, &mut y_prompt)?;
     let end = stream.record_event()?;

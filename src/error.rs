@@ -2,6 +2,8 @@
 //! argument errors are raised before any launch, so the caller's buffers stay untouched.
 
 use crate::element::DType;
+use std::any::Any;
+use std::fmt;
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -48,8 +50,17 @@ pub enum Error {
     #[error("`{arg}[{position}]` = {value}: expected {expected} ({found})")]
     BadIndex { arg: &'static str, position: usize, value: i64, expected: String, found: &'static str },
 
-    /// Host verification (feature `verify_host`) found a mismatch; the report says where.
+    /// Host verification (feature `verify_host`) found a mismatch; the op family's report
+    /// says where (`report.as_any().downcast_ref::<conv1d::VerificationReport>()` gives it
+    /// back with its fields).
     #[cfg(feature = "verify_host")]
-    #[error("host verification failed:\n{0}")]
-    VerificationFailed(Box<crate::verify::VerificationReport>),
+    #[error("host verification of {op} failed:\n{report}")]
+    VerificationFailed { op: &'static str, report: Box<dyn Report> },
+}
+
+/// What an op family's host verification found: printable, and recoverable as the family's
+/// own type through [`Report::as_any`]. The core knows no family, so it holds reports by
+/// this trait.
+pub trait Report: fmt::Display + fmt::Debug + Send + Sync + 'static {
+    fn as_any(&self) -> &dyn Any;
 }

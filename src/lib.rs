@@ -1,21 +1,23 @@
 //! hipconv: GPU convolution kernels written in HIP, for AMD (hipcc, MFMA matrix cores) and
 //! NVIDIA (nvcc on the same sources, tensor cores), with a multi-threaded host backend.
 //!
-//! The first operation is the causal depthwise conv1d of Mamba-style models
-//! ([`conv1d`]). `Auto` picks per device architecture, shape, dtype and layout among
-//! `Direct` (streaming kernels on the vector units), `FusedGemm` (implicit im2col on matrix
-//! cores) and the seed's explicit pipeline `Im2colGemm` (input preprocessing, weight
-//! preprocessing and a matrix-core GEMM whose epilogue writes `y` directly), which `Auto`
-//! never picks and `verify_host` inspects.
+//! The crate is an op-agnostic core and one module per op family (docs/ARCHITECTURE.md).
+//! The first family is the causal depthwise conv1d of Mamba-style models ([`conv1d`]):
+//! `Auto` picks per device architecture, shape, dtype and layout among `Direct` (streaming
+//! kernels on the vector units) and `FusedGemm` (implicit im2col on matrix cores); the seed's
+//! explicit pipeline `Im2colGemm` (input preprocessing, weight preprocessing and the shared
+//! matrix-core GEMM whose epilogue writes `y` directly) is selectable, and is what
+//! `verify_host` inspects.
 //!
 //! ```
 //! use half::f16;
-//! use hipconv::{CausalConv1d, ConvShape, Device};
+//! use hipconv::conv1d::{CausalConv1d, Shape};
+//! use hipconv::Device;
 //!
 //! # fn main() -> hipconv::Result<()> {
 //! let device = Device::best_available(); // GPU 0 if there is one, else the host backend
 //! let stream = device.stream()?;
-//! let shape = ConvShape::new(1, 4, 6, 3);
+//! let shape = Shape::new(1, 4, 6, 3);
 //! let x: Vec<f16> = (0..shape.x_len()).map(|i| f16::from_f32((i + 1) as f32 / 8.0)).collect();
 //! let w: Vec<f16> = (0..shape.w_len()).map(|i| f16::from_f32(1.0 - i as f32 / 16.0)).collect();
 //! let (x, w) = (device.upload(&stream, &x)?, device.upload(&stream, &w)?);
@@ -29,31 +31,30 @@
 //! # }
 //! ```
 //!
-//! Layers, as in cudarc: `gpu::sys` (bindgen over `hip/include/hipconv.h`) → `gpu` (status →
-//! `Result`) → the safe types here ([`Device`], [`Stream`], [`Buffer`], [`CausalConv1d`]).
+//! The core: the runtime's layers (`sys` → `result` → the safe [`Device`], [`Stream`],
+//! [`Event`], [`Buffer`], [`Graph`]), element types, errors, activations, the shared GEMM's
+//! [`GemmTileConfig`], and [`testing`] support. Families import the core, never each other.
 
-mod buffer;
-pub mod conv1d;
-mod device;
+// The core: knows no operation.
+mod activation;
+mod backend;
+mod check;
 mod element;
 mod error;
-#[cfg(hipconv_gpu)]
-mod gpu;
-mod graph;
-mod stream;
-#[cfg(feature = "verify_host")]
-pub mod verify;
+mod gemm;
+mod parallel;
+mod runtime;
+mod status;
+pub mod testing;
 
-pub use buffer::Buffer;
-pub use conv1d::{
-    Activation, Algorithm, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, ConvOptions, ConvShape, ConvStates,
-    GemmShape, GemmTileConfig, Layout, StateCache, UpdateShape, VarlenShape,
-};
-pub use device::{Backend, Device, DeviceId, DeviceProperties};
+// Op families.
+pub mod conv1d;
+
+pub use activation::Activation;
 pub use element::{DType, Element, Scalar};
-pub use error::{Error, Result};
-pub use graph::Graph;
-pub use stream::{Event, Stream};
+pub use error::{Error, Report, Result};
+pub use gemm::GemmTileConfig;
+pub use runtime::{Backend, Buffer, Device, DeviceId, DeviceProperties, Event, Graph, Stream};
 
 /// Re-exported so callers name the same f16 / bf16 types as the crate.
 pub use half;

@@ -4,8 +4,9 @@ mod common;
 
 use common::{devices, gpu_device, Rng};
 use hipconv::conv1d::stages;
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Activation, Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, Device, Error, Layout};
+use hipconv::{Buffer, Device, Error};
 
 // Exactly representable in f16.
 const SENTINEL: f32 = -7.25;
@@ -23,10 +24,10 @@ fn assert_untouched(y: &Buffer<f16>, device: &Device) {
 fn zero_sizes_are_rejected_with_the_argument_name() {
     for device in devices("zero_sizes_are_rejected_with_the_argument_name") {
         for (shape, arg) in [
-            (ConvShape::new(0, 4, 4, 4), "batch"),
-            (ConvShape::new(1, 0, 4, 4), "dim"),
-            (ConvShape::new(1, 4, 0, 4), "seqlen"),
-            (ConvShape::new(1, 4, 4, 0), "width"),
+            (Shape::new(0, 4, 4, 4), "batch"),
+            (Shape::new(1, 0, 4, 4), "dim"),
+            (Shape::new(1, 4, 0, 4), "seqlen"),
+            (Shape::new(1, 4, 4, 0), "width"),
         ] {
             match CausalConv1d::<f16>::new(&device, shape) {
                 Err(Error::InvalidDimension { arg: got, value: 0, .. }) => assert_eq!(got, arg),
@@ -40,8 +41,8 @@ fn zero_sizes_are_rejected_with_the_argument_name() {
 fn sizes_past_the_kernels_index_type_are_rejected() {
     for device in devices("sizes_past_the_kernels_index_type_are_rejected") {
         for (shape, quantity) in [
-            (ConvShape::new(1, 1 << 20, 1, 1 << 12), "width*dim (GEMM k)"),
-            (ConvShape::new(1 << 16, 1, 1 << 16, 1), "batch*seqlen (GEMM m)"),
+            (Shape::new(1, 1 << 20, 1, 1 << 12), "width*dim (GEMM k)"),
+            (Shape::new(1 << 16, 1, 1 << 16, 1), "batch*seqlen (GEMM m)"),
         ] {
             match CausalConv1d::<f16>::new(&device, shape) {
                 Err(err @ Error::IndexOverflow { quantity: q, .. }) => {
@@ -56,7 +57,7 @@ fn sizes_past_the_kernels_index_type_are_rejected() {
 
 #[test]
 fn wrong_buffer_lengths_leave_the_output_untouched() {
-    let shape = ConvShape::new(2, 5, 7, 3);
+    let shape = Shape::new(2, 5, 7, 3);
     let mut rng = Rng::new(7);
     for device in devices("wrong_buffer_lengths_leave_the_output_untouched") {
         let stream = device.stream().unwrap();
@@ -79,7 +80,7 @@ fn wrong_buffer_lengths_leave_the_output_untouched() {
         assert!(matches!(err, Error::BufferLength { arg: "y", expected: 70, found: 68, .. }), "{err:?}");
         assert_untouched(&short_y, &device);
 
-        let mut a = device.alloc::<f16>(shape.a_len() + 3).unwrap();
+        let mut a = device.alloc::<f16>(stages::a_len(&shape) + 3).unwrap();
         let err = stages::preprocess_input(&stream, &shape, &x, &mut a).unwrap_err();
         assert!(matches!(err, Error::BufferLength { arg: "a", .. }), "{err:?}");
     }
@@ -100,7 +101,7 @@ fn asking_for_a_missing_gpu_is_an_error_not_a_fallback() {
 fn buffers_and_streams_of_another_device_are_rejected() {
     let Some(gpu) = gpu_device("buffers_and_streams_of_another_device_are_rejected") else { return };
     let host = Device::host();
-    let shape = ConvShape::new(1, 4, 8, 2);
+    let shape = Shape::new(1, 4, 8, 2);
     let (gpu_stream, host_stream) = (gpu.stream().unwrap(), host.stream().unwrap());
     let mut conv = CausalConv1d::<f16>::new(&gpu, shape).unwrap();
     let x_gpu = gpu.alloc::<f16>(shape.x_len()).unwrap();
@@ -119,16 +120,16 @@ fn buffers_and_streams_of_another_device_are_rejected() {
 #[test]
 fn gpu_im2col_pipeline_rejects_dtypes_it_was_not_compiled_for() {
     let Some(gpu) = gpu_device("gpu_im2col_pipeline_rejects_dtypes_it_was_not_compiled_for") else { return };
-    let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
-    let err = CausalConv1d::<bf16>::with_options(&gpu, ConvShape::new(1, 4, 8, 2), options).unwrap_err();
+    let options = Options::default().algorithm(Algorithm::Im2colGemm);
+    let err = CausalConv1d::<bf16>::with_options(&gpu, Shape::new(1, 4, 8, 2), options).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDtype { dtype: hipconv::DType::BF16, .. }), "{err:?}");
-    CausalConv1d::<bf16>::new(&gpu, ConvShape::new(1, 4, 8, 2)).expect("Auto runs bf16");
+    CausalConv1d::<bf16>::new(&gpu, Shape::new(1, 4, 8, 2)).expect("Auto runs bf16");
 }
 
 #[test]
 fn im2col_pipeline_names_what_it_does_not_support() {
-    let shape = ConvShape::new(1, 6, 9, 3);
-    let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+    let shape = Shape::new(1, 6, 9, 3);
+    let im2col = Options::default().algorithm(Algorithm::Im2colGemm);
     for device in devices("im2col_pipeline_names_what_it_does_not_support") {
         for (options, what) in
             [(im2col.layout(Layout::ChannelLast), "layout channel_last"), (im2col.activation(Activation::Silu), "Silu")]
@@ -157,8 +158,8 @@ fn im2col_pipeline_names_what_it_does_not_support() {
 fn fused_gemm_names_the_widest_kernel_it_takes() {
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
     for device in devices("fused_gemm_names_the_widest_kernel_it_takes") {
-        let options = ConvOptions::default().algorithm(Algorithm::FusedGemm);
-        let err = CausalConv1d::<f16>::with_options(&device, ConvShape::new(1, 8, 64, max + 1), options).unwrap_err();
+        let options = Options::default().algorithm(Algorithm::FusedGemm);
+        let err = CausalConv1d::<f16>::with_options(&device, Shape::new(1, 8, 64, max + 1), options).unwrap_err();
         match &err {
             Error::Unsupported { op: "FusedGemm", what, .. } => {
                 assert_eq!(what, &format!("width {} (at most {max})", max + 1));
@@ -166,13 +167,13 @@ fn fused_gemm_names_the_widest_kernel_it_takes() {
             }
             other => panic!("expected Unsupported from FusedGemm, got {other:?}"),
         }
-        assert!(CausalConv1d::<f16>::with_options(&device, ConvShape::new(1, 8, 64, max), options).is_ok());
+        assert!(CausalConv1d::<f16>::with_options(&device, Shape::new(1, 8, 64, max), options).is_ok());
     }
 }
 
 #[test]
 fn wrong_bias_length_is_rejected() {
-    let shape = ConvShape::new(1, 6, 9, 3);
+    let shape = Shape::new(1, 6, 9, 3);
     for device in devices("wrong_bias_length_is_rejected") {
         let stream = device.stream().unwrap();
         let mut conv = CausalConv1d::<f32>::new(&device, shape).unwrap();

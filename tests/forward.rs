@@ -5,21 +5,22 @@
 mod common;
 
 use common::{devices, fresh_seed, gpu_device, index, nan, reference_conv, rel_norm_error, tolerance, Rng};
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, Device, Element, Layout};
+use hipconv::{Device, Element};
 
 /// One forward configuration.
 #[derive(Clone, Copy, Debug)]
 struct Case {
-    shape: ConvShape,
-    options: ConvOptions,
+    shape: Shape,
+    options: Options,
     bias: bool,
 }
 
 impl Case {
-    fn new(shape: ConvShape, algorithm: Algorithm, layout: Layout, epilogue: bool) -> Case {
+    fn new(shape: Shape, algorithm: Algorithm, layout: Layout, epilogue: bool) -> Case {
         let activation = if epilogue { Activation::Silu } else { Activation::Identity };
-        let options = ConvOptions { algorithm, layout, activation };
+        let options = Options { algorithm, layout, activation };
         Case { shape, options, bias: epilogue }
     }
 }
@@ -55,7 +56,7 @@ const FAST_PATHS: [Algorithm; 2] = [Algorithm::Direct, Algorithm::FusedGemm];
 
 /// Every fast-path configuration of a shape: both algorithms and layouts, with and
 /// without bias + SiLU.
-fn fast_cases(shape: ConvShape) -> impl Iterator<Item = Case> {
+fn fast_cases(shape: Shape) -> impl Iterator<Item = Case> {
     FAST_PATHS.into_iter().flat_map(move |algorithm| {
         [Layout::ChannelFirst, Layout::ChannelLast]
             .into_iter()
@@ -63,14 +64,14 @@ fn fast_cases(shape: ConvShape) -> impl Iterator<Item = Case> {
     })
 }
 
-fn im2col_case(shape: ConvShape) -> Case {
+fn im2col_case(shape: Shape) -> Case {
     Case::new(shape, Algorithm::Im2colGemm, Layout::ChannelFirst, false)
 }
 
 /// Shapes at the kernels' tile edges (direct: 64 t x 64 c, runs of 16; fused GEMM: 256 t x
 /// 32 c, history steps of 16 so widths 17 / 18; im2col: 32 t x 32 c x 8 taps; GEMM 64 x 64 x
 /// 32, vector path when width*dim % 8 == 0), degenerate ones, and large aligned ones.
-fn edge_shapes() -> Vec<ConvShape> {
+fn edge_shapes() -> Vec<Shape> {
     [
         (1, 1, 1, 1),
         (1, 1, 1, 8),
@@ -107,14 +108,14 @@ fn edge_shapes() -> Vec<ConvShape> {
         (2, 40, 4097, 1),
     ]
     .into_iter()
-    .map(|(b, d, s, w)| ConvShape::new(b, d, s, w))
+    .map(|(b, d, s, w)| Shape::new(b, d, s, w))
     .collect()
 }
 
 #[test]
 fn seed_shape_matches_reference_with_every_algorithm() {
     let mut rng = Rng::new(fresh_seed("seed_shape_matches_reference_with_every_algorithm"));
-    let seed = ConvShape::new(1, 64, 2048, 4);
+    let seed = Shape::new(1, 64, 2048, 4);
     for device in devices("seed_shape_matches_reference_with_every_algorithm") {
         assert_accurate::<f16>(&device, im2col_case(seed), &mut rng);
         for case in fast_cases(seed) {
@@ -129,7 +130,7 @@ fn edge_shapes_match_reference_f16() {
     for device in devices("edge_shapes_match_reference_f16") {
         for shape in edge_shapes() {
             // The host runs Im2colGemm as a naive dense GEMM: skip the large ones there.
-            let g = shape.gemm();
+            let g = hipconv::conv1d::stages::gemm_shape(&shape);
             if device.is_gpu() || g.m * g.n * g.k <= 200_000_000 {
                 assert_accurate::<f16>(&device, im2col_case(shape), &mut rng);
             }
@@ -156,7 +157,7 @@ fn random_shapes_match_reference() {
     let mut rng = Rng::new(fresh_seed("random_shapes_match_reference"));
     for device in devices("random_shapes_match_reference") {
         for i in 0..24 {
-            let shape = ConvShape::new(rng.range(1, 4), rng.range(1, 300), rng.range(1, 5000), rng.range(1, 8));
+            let shape = Shape::new(rng.range(1, 4), rng.range(1, 300), rng.range(1, 5000), rng.range(1, 8));
             let layout = if rng.range(0, 1) == 0 { Layout::ChannelFirst } else { Layout::ChannelLast };
             let epilogue = rng.range(0, 1) == 1;
             assert_accurate::<f16>(&device, Case::new(shape, Algorithm::Direct, layout, epilogue), &mut rng);
@@ -187,8 +188,8 @@ fn auto_follows_the_measured_crossovers() {
     let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
     for device in devices("auto_follows_the_measured_crossovers") {
         let resolved = |(b, d, s): (usize, usize, usize), width: usize, layout: Layout, dtype: hipconv::DType| {
-            let shape = ConvShape::new(b, d, s, width);
-            let options = ConvOptions::default().layout(layout);
+            let shape = Shape::new(b, d, s, width);
+            let options = Options::default().layout(layout);
             match dtype {
                 hipconv::DType::F32 => CausalConv1d::<f32>::with_options(&device, shape, options).map(|c| c.options()),
                 _ => CausalConv1d::<f16>::with_options(&device, shape, options).map(|c| c.options()),
@@ -224,7 +225,7 @@ fn fused_gemm_pipelines_strips_of_several_tiles() {
     // paths (dim and seqlen multiples of 8), both layouts, f16 (tile_c 32) and f32 (16).
     let Some(device) = gpu_device("fused_gemm_pipelines_strips_of_several_tiles") else { return };
     let mut rng = Rng::new(fresh_seed("fused_gemm_pipelines_strips_of_several_tiles"));
-    let shape = ConvShape::new(4, 4800, 1784, 4);
+    let shape = Shape::new(4, 4800, 1784, 4);
     for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
         let case = Case::new(shape, Algorithm::FusedGemm, layout, true);
         assert_accurate::<f16>(&device, case, &mut rng);
@@ -240,7 +241,7 @@ fn tensors_past_2_pow_31_elements_are_addressed_in_64_bits() {
     // rows of each layout and 4000 random outputs. y starts as NaN.
     let Some(device) = gpu_device("tensors_past_2_pow_31_elements_are_addressed_in_64_bits") else { return };
     let mut rng = Rng::new(fresh_seed("tensors_past_2_pow_31_elements_are_addressed_in_64_bits"));
-    let s = ConvShape::new(2, 32768, 32800, 4);
+    let s = Shape::new(2, 32768, 32800, 4);
     assert!(s.x_len() > 1 << 31);
     let value = |i: usize| f16::from_f32(((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as f32 / 1000.0 - 1.0);
     let stream = device.stream().unwrap();
@@ -257,7 +258,7 @@ fn tensors_past_2_pow_31_elements_are_addressed_in_64_bits() {
         (Algorithm::FusedGemm, Layout::ChannelFirst),
         (Algorithm::FusedGemm, Layout::ChannelLast),
     ] {
-        let options = ConvOptions::default().algorithm(algorithm).layout(layout);
+        let options = Options::default().algorithm(algorithm).layout(layout);
         CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
         let out = y.to_vec(&stream).unwrap();
         let mut samples: Vec<(usize, usize, usize)> = (0..4000)
@@ -288,7 +289,7 @@ fn every_width_from_1_to_64_matches_reference() {
     let mut rng = Rng::new(fresh_seed("every_width_from_1_to_64_matches_reference"));
     for device in devices("every_width_from_1_to_64_matches_reference") {
         for width in 1..=64 {
-            let shape = ConvShape::new(2, 37, 150, width);
+            let shape = Shape::new(2, 37, 150, width);
             for case in fast_cases(shape) {
                 assert_accurate::<f16>(&device, case, &mut rng);
             }
@@ -296,7 +297,7 @@ fn every_width_from_1_to_64_matches_reference() {
         // Widths past one 32-tap chunk and past the sequence, in f32 (tight tolerance), up to
         // FusedGemm's widest.
         for width in [65, 100, 257, hipconv::conv1d::FUSED_GEMM_MAX_WIDTH] {
-            for case in fast_cases(ConvShape::new(1, 70, 200, width)) {
+            for case in fast_cases(Shape::new(1, 70, 200, width)) {
                 assert_accurate::<f32>(&device, case, &mut rng);
             }
         }
@@ -306,7 +307,7 @@ fn every_width_from_1_to_64_matches_reference() {
 #[test]
 fn hand_computed_values_with_width_beyond_seqlen() {
     // dim 2, seqlen 3, width 5: every output sees the zero history.
-    let shape = ConvShape::new(1, 2, 3, 5);
+    let shape = Shape::new(1, 2, 3, 5);
     let x = common::f16s(&[1.0, 2.0, 3.0, -1.0, 0.5, 0.25]);
     let w = common::f16s(&[0.5, 1.0, 2.0, -1.0, 4.0, 1.0, 1.0, 1.0, 2.0, -2.0]);
     // channel 0 taps (.., -1, 4): y0 = 4*1, y1 = -1*1 + 4*2, y2 = 2*1 - 1*2 + 4*3
@@ -317,7 +318,7 @@ fn hand_computed_values_with_width_beyond_seqlen() {
             let stream = device.stream().unwrap();
             let (xb, wb) = (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap());
             let mut y = device.upload(&stream, &[nan::<f16>(); 6]).unwrap();
-            let options = ConvOptions::default().algorithm(algorithm);
+            let options = Options::default().algorithm(algorithm);
             CausalConv1d::with_options(&device, shape, options).unwrap().forward(&stream, &xb, &wb, &mut y).unwrap();
             let got: Vec<f32> = y.to_vec(&stream).unwrap().iter().map(|v| v.to_f32()).collect();
             assert_eq!(got, expected, "{algorithm} on {}", device.id());
@@ -329,9 +330,9 @@ fn hand_computed_values_with_width_beyond_seqlen() {
 fn repeated_forwards_reuse_the_workspace() {
     let mut rng = Rng::new(fresh_seed("repeated_forwards_reuse_the_workspace"));
     for device in devices("repeated_forwards_reuse_the_workspace") {
-        let shape = ConvShape::new(2, 70, 300, 4);
+        let shape = Shape::new(2, 70, 300, 4);
         let stream = device.stream().unwrap();
-        let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+        let options = Options::default().algorithm(Algorithm::Im2colGemm);
         let mut conv = CausalConv1d::<f16>::with_options(&device, shape, options).unwrap();
         for _ in 0..3 {
             let (x_host, w_host): (Vec<f16>, Vec<f16>) = (rng.vec(shape.x_len()), rng.vec(shape.w_len()));
@@ -349,7 +350,7 @@ fn repeated_forwards_reuse_the_workspace() {
 #[test]
 fn channel_last_is_the_same_function_as_channel_first() {
     let mut rng = Rng::new(fresh_seed("channel_last_is_the_same_function_as_channel_first"));
-    let s = ConvShape::new(2, 45, 77, 4);
+    let s = Shape::new(2, 45, 77, 4);
     let (x_cf, w): (Vec<f32>, Vec<f32>) = (rng.vec(s.x_len()), rng.vec(s.w_len()));
     let mut x_cl = vec![0f32; s.x_len()];
     for (b, c, t) in (0..s.batch).flat_map(|b| (0..s.dim).flat_map(move |c| (0..s.seqlen).map(move |t| (b, c, t)))) {
@@ -362,7 +363,7 @@ fn channel_last_is_the_same_function_as_channel_first() {
                 let x = device.upload(&stream, x).unwrap();
                 let w = device.upload(&stream, &w).unwrap();
                 let mut y = device.upload(&stream, &vec![f32::NAN; s.x_len()]).unwrap();
-                let options = ConvOptions::default().layout(layout).algorithm(algorithm);
+                let options = Options::default().layout(layout).algorithm(algorithm);
                 CausalConv1d::with_options(&device, s, options).unwrap().forward(&stream, &x, &w, &mut y).unwrap();
                 y.to_vec(&stream).unwrap()
             };
@@ -381,14 +382,14 @@ fn channel_last_is_the_same_function_as_channel_first() {
 fn forward_captured_in_a_graph_replays_with_new_inputs() {
     let Some(device) = gpu_device("forward_captured_in_a_graph_replays_with_new_inputs") else { return };
     let mut rng = Rng::new(fresh_seed("forward_captured_in_a_graph_replays_with_new_inputs"));
-    let s = ConvShape::new(3, 130, 1000, 4);
+    let s = Shape::new(3, 130, 1000, 4);
     for algorithm in [Algorithm::Auto, Algorithm::FusedGemm] {
         replay_forward_graph(&device, s, algorithm, &mut rng);
     }
 }
 
-fn replay_forward_graph(device: &Device, s: ConvShape, algorithm: Algorithm, rng: &mut Rng) {
-    let options = ConvOptions { algorithm, layout: Layout::ChannelLast, activation: Activation::Silu };
+fn replay_forward_graph(device: &Device, s: Shape, algorithm: Algorithm, rng: &mut Rng) {
+    let options = Options { algorithm, layout: Layout::ChannelLast, activation: Activation::Silu };
     let stream = device.stream().unwrap();
     let mut conv = CausalConv1d::<bf16>::with_options(device, s, options).unwrap();
     let mut x = device.alloc::<bf16>(s.x_len()).unwrap();
@@ -420,18 +421,18 @@ fn host_streams_cannot_be_captured() {
 #[cfg(feature = "verify_host")]
 mod verify_host {
     use super::*;
-    use hipconv::verify::{MismatchCount, OutputCheck, PreprocessingCheck, VerificationReport};
+    use hipconv::conv1d::{MismatchCount, OutputCheck, PreprocessingCheck, VerificationReport};
 
     #[test]
     fn verified_forward_reports_exact_preprocessing() {
         let mut rng = Rng::new(fresh_seed("verified_forward_reports_exact_preprocessing"));
         for device in devices("verified_forward_reports_exact_preprocessing") {
-            for shape in [ConvShape::new(1, 64, 2048, 4), ConvShape::new(3, 33, 31, 9)] {
+            for shape in [Shape::new(1, 64, 2048, 4), Shape::new(3, 33, 31, 9)] {
                 let stream = device.stream().unwrap();
                 let x = device.upload(&stream, &rng.vec::<f16>(shape.x_len())).unwrap();
                 let w = device.upload(&stream, &rng.vec::<f16>(shape.w_len())).unwrap();
                 let mut y = device.upload(&stream, &vec![nan::<f16>(); shape.x_len()]).unwrap();
-                let options = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+                let options = Options::default().algorithm(Algorithm::Im2colGemm);
                 let mut conv = CausalConv1d::with_options(&device, shape, options).unwrap();
                 let report = conv.forward_verified(&stream, &x, &w, &mut y).unwrap();
                 assert!(report.passed(), "{report}");
@@ -439,8 +440,14 @@ mod verify_host {
                 match report.preprocessing {
                     Some(p) => {
                         assert!(device.is_gpu());
-                        assert_eq!(p.input, MismatchCount { mismatches: 0, total: shape.a_len() });
-                        assert_eq!(p.weight, MismatchCount { mismatches: 0, total: shape.b_len() });
+                        assert_eq!(
+                            p.input,
+                            MismatchCount { mismatches: 0, total: hipconv::conv1d::stages::a_len(&shape) }
+                        );
+                        assert_eq!(
+                            p.weight,
+                            MismatchCount { mismatches: 0, total: hipconv::conv1d::stages::b_len(&shape) }
+                        );
                     }
                     None => assert!(!device.is_gpu(), "a GPU Im2colGemm forward must check its preprocessing"),
                 }

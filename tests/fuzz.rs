@@ -8,8 +8,9 @@ mod common;
 
 use common::sequences::{check_chunked, check_decode, check_varlen, DecodeCase, VarlenCase};
 use common::{devices, fresh_seed, Rng};
+use hipconv::conv1d::{Activation, Algorithm, Layout, Options, Shape, UpdateShape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Activation, Algorithm, ConvOptions, ConvShape, Device, Element, Layout, UpdateShape};
+use hipconv::{Device, Element};
 
 /// Widths around the compiled Direct widths and FusedGemm's history steps of 16.
 const WIDTHS: &[usize] = &[1, 2, 3, 4, 5, 8, 16, 17, 32, 33, 64];
@@ -31,10 +32,10 @@ fn round<T: Element>(device: &Device, rng: &mut Rng) {
     let (width, dim) = (near(rng, WIDTHS, 1), near(rng, DIMS, 1));
     match rng.range(0, 2) {
         0 => {
-            let s = ConvShape::new(rng.range(1, 3), dim, near(rng, SEQLENS, 2), width);
+            let s = Shape::new(rng.range(1, 3), dim, near(rng, SEQLENS, 2), width);
             let activation = if silu { Activation::Silu } else { Activation::Identity };
             let cut = rng.range(1, s.seqlen - 1);
-            check_chunked::<T>(device, s, ConvOptions { algorithm, layout, activation }, cut, rng);
+            check_chunked::<T>(device, s, Options { algorithm, layout, activation }, cut, rng);
         }
         1 => {
             let n_seqs = rng.range(1, 6);

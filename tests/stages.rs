@@ -6,12 +6,13 @@ mod common;
 
 use common::{devices, fresh_seed, nan, reference_dense_weight, reference_im2col, rel_norm_error, Rng};
 use hipconv::conv1d::stages;
+use hipconv::conv1d::Shape;
 use hipconv::half::f16;
-use hipconv::{ConvShape, Element};
+use hipconv::Element;
 
 /// Tile edges of preprocess_input (32 t x 32 c x 8 taps) and of the GEMM (64 x 64 x 32;
 /// k % 8 decides the vector path).
-fn shapes() -> Vec<ConvShape> {
+fn shapes() -> Vec<Shape> {
     [
         (1, 1, 1, 1),
         (1, 2, 3, 8),
@@ -25,7 +26,7 @@ fn shapes() -> Vec<ConvShape> {
         (1, 5, 7, 33),
     ]
     .into_iter()
-    .map(|(b, d, s, w)| ConvShape::new(b, d, s, w))
+    .map(|(b, d, s, w)| Shape::new(b, d, s, w))
     .collect()
 }
 
@@ -41,10 +42,10 @@ fn preprocess_input_is_exact() {
         for s in shapes() {
             let x_host: Vec<f16> = rng.vec(s.x_len());
             let x = device.upload(&stream, &x_host).unwrap();
-            let mut a = device.upload(&stream, &vec![nan::<f16>(); s.a_len()]).unwrap();
+            let mut a = device.upload(&stream, &vec![nan::<f16>(); stages::a_len(&s)]).unwrap();
             stages::preprocess_input(&stream, &s, &x, &mut a).unwrap();
             let bad = mismatches(&a.to_vec(&stream).unwrap(), &reference_im2col(&s, &x_host));
-            assert_eq!(bad, 0, "{bad} of {} elements differ for {s:?} on {}", s.a_len(), device.id());
+            assert_eq!(bad, 0, "{bad} of {} elements differ for {s:?} on {}", stages::a_len(&s), device.id());
         }
     }
 }
@@ -57,10 +58,10 @@ fn preprocess_weight_is_exact() {
         for s in shapes() {
             let w_host: Vec<f16> = rng.vec(s.w_len());
             let w = device.upload(&stream, &w_host).unwrap();
-            let mut b = device.upload(&stream, &vec![nan::<f16>(); s.b_len()]).unwrap();
+            let mut b = device.upload(&stream, &vec![nan::<f16>(); stages::b_len(&s)]).unwrap();
             stages::preprocess_weight(&stream, &s, &w, &mut b).unwrap();
             let bad = mismatches(&b.to_vec(&stream).unwrap(), &reference_dense_weight(&s, &w_host));
-            assert_eq!(bad, 0, "{bad} of {} elements differ for {s:?} on {}", s.b_len(), device.id());
+            assert_eq!(bad, 0, "{bad} of {} elements differ for {s:?} on {}", stages::b_len(&s), device.id());
         }
     }
 }
@@ -72,8 +73,8 @@ fn gemm_stage_matches_f64_product() {
     for device in devices("gemm_stage_matches_f64_product") {
         let stream = device.stream().unwrap();
         for s in shapes() {
-            let g = s.gemm();
-            let (a_host, b_host): (Vec<f16>, Vec<f16>) = (rng.vec(s.a_len()), rng.vec(s.b_len()));
+            let g = stages::gemm_shape(&s);
+            let (a_host, b_host): (Vec<f16>, Vec<f16>) = (rng.vec(stages::a_len(&s)), rng.vec(stages::b_len(&s)));
             let mut reference = vec![0f64; s.x_len()];
             for row in 0..g.m {
                 let (batch, t) = (row / s.seqlen, row % s.seqlen);

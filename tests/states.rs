@@ -7,8 +7,9 @@ mod common;
 
 use common::sequences::{check_chunked, download, state_len, upload};
 use common::{devices, fresh_seed, Rng};
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape, States};
 use hipconv::half::{bf16, f16};
-use hipconv::{Activation, Algorithm, CausalConv1d, ConvOptions, ConvShape, ConvStates, Error, Layout};
+use hipconv::Error;
 
 #[test]
 fn chunked_prefill_continues_exactly_from_the_final_states() {
@@ -16,19 +17,19 @@ fn chunked_prefill_continues_exactly_from_the_final_states() {
     for device in devices("chunked_prefill_continues_exactly_from_the_final_states") {
         for algorithm in [Algorithm::Direct, Algorithm::FusedGemm] {
             for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
-                let options = ConvOptions { algorithm, layout, activation: Activation::Silu };
+                let options = Options { algorithm, layout, activation: Activation::Silu };
                 // Widths around the compiled ones and FusedGemm's history steps of 16.
                 for width in [1, 2, 4, 5, 17, 18, 33] {
-                    let s = ConvShape::new(2, 37, 300, width);
+                    let s = Shape::new(2, 37, 300, width);
                     // Cuts shorter than the state, at it, and at FusedGemm's 256-time tiles.
                     for cut in [1, width.saturating_sub(2).max(1), width, 255, 256, 299] {
                         check_chunked::<f16>(&device, s, options, cut, &mut rng);
                     }
                 }
-                let s = ConvShape::new(3, 16, 520, 4); // vector paths (dim, seqlen % 8 == 0)
+                let s = Shape::new(3, 16, 520, 4); // vector paths (dim, seqlen % 8 == 0)
                 check_chunked::<bf16>(&device, s, options, 256, &mut rng);
                 check_chunked::<f32>(&device, s, options, 3, &mut rng);
-                check_chunked::<f32>(&device, ConvShape::new(1, 9, 40, 65), options, 20, &mut rng);
+                check_chunked::<f32>(&device, Shape::new(1, 9, 40, 65), options, 20, &mut rng);
             }
         }
     }
@@ -37,7 +38,7 @@ fn chunked_prefill_continues_exactly_from_the_final_states() {
 #[test]
 fn final_states_without_initial_states_see_zeros_before_the_start() {
     // seqlen 2 < width−1 = 4: the final state is two zeros, then the two inputs.
-    let s = ConvShape::new(1, 2, 2, 5);
+    let s = Shape::new(1, 2, 2, 5);
     let x = vec![1.0f32, 2.0, 3.0, 4.0];
     let w = vec![1.0f32; s.w_len()];
     for device in devices("final_states_without_initial_states_see_zeros_before_the_start") {
@@ -46,7 +47,7 @@ fn final_states_without_initial_states_see_zeros_before_the_start() {
         let mut y = upload(&device, &stream, &vec![f32::NAN; s.x_len()]);
         let mut final_states = upload(&device, &stream, &vec![f32::NAN; state_len(&s)]);
         let mut conv = CausalConv1d::<f32>::new(&device, s).unwrap();
-        let states = ConvStates { initial: None, final_states: Some(&mut final_states) };
+        let states = States { initial: None, final_states: Some(&mut final_states) };
         conv.forward_with_states(&stream, &x, &w, None, states, &mut y).unwrap();
         assert_eq!(download(&stream, &final_states), [0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0], "on {}", device.id());
         assert_eq!(download(&stream, &y), [1.0, 3.0, 3.0, 7.0], "on {}", device.id());
@@ -55,7 +56,7 @@ fn final_states_without_initial_states_see_zeros_before_the_start() {
 
 #[test]
 fn wrong_states_are_rejected_before_launch() {
-    let s = ConvShape::new(2, 8, 64, 4);
+    let s = Shape::new(2, 8, 64, 4);
     for device in devices("wrong_states_are_rejected_before_launch") {
         let stream = device.stream().unwrap();
         let x = upload(&device, &stream, &vec![f16::from_f32(1.0); s.x_len()]);
@@ -63,7 +64,7 @@ fn wrong_states_are_rejected_before_launch() {
         let short = upload(&device, &stream, &vec![f16::from_f32(1.0); state_len(&s) - 1]);
         let mut y = upload(&device, &stream, &vec![f16::from_f32(-7.25); s.x_len()]);
         let mut conv = CausalConv1d::<f16>::new(&device, s).unwrap();
-        let states = ConvStates { initial: Some(&short), final_states: None };
+        let states = States { initial: Some(&short), final_states: None };
         match conv.forward_with_states(&stream, &x, &w, None, states, &mut y) {
             Err(Error::BufferLength { arg: "initial_states", expected, found, .. }) => {
                 assert_eq!((expected, found), (state_len(&s), state_len(&s) - 1));
@@ -71,10 +72,9 @@ fn wrong_states_are_rejected_before_launch() {
             other => panic!("expected BufferLength for initial_states, got {other:?}"),
         }
         let mut im2col =
-            CausalConv1d::<f16>::with_options(&device, s, ConvOptions::default().algorithm(Algorithm::Im2colGemm))
-                .unwrap();
+            CausalConv1d::<f16>::with_options(&device, s, Options::default().algorithm(Algorithm::Im2colGemm)).unwrap();
         let mut final_states = upload(&device, &stream, &vec![f16::from_f32(0.0); state_len(&s)]);
-        let states = ConvStates { initial: None, final_states: Some(&mut final_states) };
+        let states = States { initial: None, final_states: Some(&mut final_states) };
         let err = im2col.forward_with_states(&stream, &x, &w, None, states, &mut y).unwrap_err();
         assert!(matches!(err, Error::Unsupported { op: "Im2colGemm", .. }), "{err:?}");
         assert!(download(&stream, &y).iter().all(|v| v.to_f32() == -7.25), "y was written on {}", device.id());

@@ -7,10 +7,9 @@ mod common;
 
 use common::sequences::{check_decode, download, upload, DecodeCase};
 use common::{devices, fresh_seed, gpu_device, nan, Rng};
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1dUpdate, Layout, Options, StateCache, UpdateShape};
 use hipconv::half::{bf16, f16};
-use hipconv::{
-    Activation, Algorithm, CausalConv1dUpdate, ConvOptions, Device, Element, Error, Layout, StateCache, UpdateShape,
-};
+use hipconv::{Device, Element, Error};
 
 #[test]
 fn decode_loops_match_the_whole_sequence() {
@@ -49,7 +48,7 @@ fn decode_step_captured_in_a_graph_advances_the_states_on_each_replay() {
         let (x, w) = (upload(device, &stream, &x), upload(device, &stream, &w));
         let mut state = upload(device, &stream, &state0);
         let mut y = upload(device, &stream, &vec![nan::<f16>(); u.x_len()]);
-        let mut op = CausalConv1dUpdate::<f16>::new(device, u, ConvOptions::default()).unwrap();
+        let mut op = CausalConv1dUpdate::<f16>::new(device, u, Options::default()).unwrap();
         let mut step = |stream: &hipconv::Stream| op.update(stream, &x, &w, None, StateCache::new(&mut state), &mut y);
         if captured {
             let graph = stream.capture(|s| step(s)).unwrap();
@@ -81,7 +80,7 @@ fn update_with<T: Element>(
     let mut y = upload(device, &stream, &vec![T::from_f32(-7.25); u.x_len()]);
     let indices = upload(device, &stream, slots);
     let positions = positions.map(|p| upload(device, &stream, p));
-    let mut op = CausalConv1dUpdate::<T>::new(device, u, ConvOptions::default()).unwrap();
+    let mut op = CausalConv1dUpdate::<T>::new(device, u, Options::default()).unwrap();
     let cache = StateCache { conv_state: &mut state, state_indices: Some(&indices), cache_seqlens: positions.as_ref() };
     let result = op.update(&stream, &x, &w, None, cache, &mut y);
     (result, download(&stream, &y), download(&stream, &state), op, stream)
@@ -135,13 +134,13 @@ fn wrong_update_arguments_are_rejected_before_launch() {
         let w = upload(&device, &stream, &vec![1.0f32; u.w_len()]);
         let mut y = upload(&device, &stream, &vec![-7.25f32; u.x_len()]);
         let mut short = upload(&device, &stream, &vec![0.0f32; u.state_elems() - 1]);
-        let mut op = CausalConv1dUpdate::<f32>::new(&device, u, ConvOptions::default()).unwrap();
+        let mut op = CausalConv1dUpdate::<f32>::new(&device, u, Options::default()).unwrap();
         let err = op.update(&stream, &x, &w, None, StateCache::new(&mut short), &mut y).unwrap_err();
         assert!(matches!(err, Error::BufferLength { arg: "conv_state", .. }), "{err:?}");
         // Fewer slots than rows, and no indices to say which rows use them.
         let few = u.slots(3, 3);
         let mut state = upload(&device, &stream, &vec![0.0f32; few.state_elems()]);
-        let mut op = CausalConv1dUpdate::<f32>::new(&device, few, ConvOptions::default()).unwrap();
+        let mut op = CausalConv1dUpdate::<f32>::new(&device, few, Options::default()).unwrap();
         let err = op.update(&stream, &x, &w, None, StateCache::new(&mut state), &mut y).unwrap_err();
         assert!(matches!(err, Error::InvalidDimension { arg: "n_slots", value: 3, .. }), "{err:?}");
         let indices = upload(&device, &stream, &[0i32, 1, 2]);
@@ -150,9 +149,9 @@ fn wrong_update_arguments_are_rejected_before_launch() {
         assert!(matches!(err, Error::BufferLength { arg: "state_indices", expected: 4, found: 3, .. }), "{err:?}");
         assert!(download(&stream, &y).iter().all(|&v| v == -7.25), "y was written on {}", device.id());
         // A state shorter than the window, and an algorithm the update does not have.
-        let err = CausalConv1dUpdate::<f32>::new(&device, u.slots(4, 2), ConvOptions::default()).unwrap_err();
+        let err = CausalConv1dUpdate::<f32>::new(&device, u.slots(4, 2), Options::default()).unwrap_err();
         assert!(matches!(err, Error::InvalidDimension { arg: "state_len", value: 2, .. }), "{err:?}");
-        let options = ConvOptions::default().algorithm(Algorithm::FusedGemm).activation(Activation::Silu);
+        let options = Options::default().algorithm(Algorithm::FusedGemm).activation(Activation::Silu);
         let err = CausalConv1dUpdate::<f32>::new(&device, u, options).unwrap_err();
         assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     }

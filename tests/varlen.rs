@@ -7,8 +7,9 @@ mod common;
 
 use common::sequences::{check_varlen, download, upload, VarlenCase};
 use common::{devices, fresh_seed, Rng};
+use hipconv::conv1d::{Algorithm, CausalConv1dVarlen, Layout, Options, States, VarlenShape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Algorithm, CausalConv1dVarlen, ConvOptions, ConvStates, Error, Layout, VarlenShape};
+use hipconv::Error;
 
 #[test]
 fn packed_sequences_match_each_sequence_alone() {
@@ -46,7 +47,7 @@ fn bad_cu_seqlens_are_errors_never_faults() {
         let stream = device.stream().unwrap();
         let x = upload(&device, &stream, &vec![1.0f32; v.x_len()]);
         let w = upload(&device, &stream, &[1.0f32; 8 * 4]);
-        let mut op = CausalConv1dVarlen::<f32>::new(&device, v, ConvOptions::default()).unwrap();
+        let mut op = CausalConv1dVarlen::<f32>::new(&device, v, Options::default()).unwrap();
         // One bad entry each: with several, the device reports one of them.
         let cases: [(&[i32], &str, usize, i64); 5] = [
             (&[0, 12, 5, 20], "offsets that do not decrease", 2, 5),
@@ -59,7 +60,7 @@ fn bad_cu_seqlens_are_errors_never_faults() {
             let cu = upload(&device, &stream, cu);
             let mut y = upload(&device, &stream, &vec![-7.25f32; v.x_len()]);
             let mut final_states = upload(&device, &stream, &vec![-7.25f32; v.state_elems()]);
-            let states = ConvStates { initial: None, final_states: Some(&mut final_states) };
+            let states = States { initial: None, final_states: Some(&mut final_states) };
             let err = match op.forward(&stream, &x, &cu, &w, None, states, &mut y) {
                 Err(err) => {
                     assert!(!device.is_gpu(), "the GPU path checks cu_seqlens on the device");
@@ -78,9 +79,9 @@ fn bad_cu_seqlens_are_errors_never_faults() {
         op.wait_and_check(&stream).expect("the status is cleared once reported");
         let short = upload(&device, &stream, &[0i32, 20]);
         let mut y = upload(&device, &stream, &vec![0.0f32; v.x_len()]);
-        let err = op.forward(&stream, &x, &short, &w, None, ConvStates::default(), &mut y).unwrap_err();
+        let err = op.forward(&stream, &x, &short, &w, None, States::default(), &mut y).unwrap_err();
         assert!(matches!(err, Error::BufferLength { arg: "cu_seqlens", expected: 4, found: 2, .. }), "{err:?}");
-        let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+        let im2col = Options::default().algorithm(Algorithm::Im2colGemm);
         let err = CausalConv1dVarlen::<f16>::new(&device, v, im2col).unwrap_err();
         assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
     }

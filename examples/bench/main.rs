@@ -20,11 +20,9 @@
 
 mod state_rows;
 
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape, UpdateShape};
 use hipconv::half::{bf16, f16};
-use hipconv::{
-    Activation, Algorithm, Buffer, CausalConv1d, ConvOptions, ConvShape, DType, Device, Element, Layout, Stream,
-    UpdateShape,
-};
+use hipconv::{Buffer, DType, Device, Element, Stream};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -50,7 +48,7 @@ const SILU_SHAPES: &[(usize, usize, usize, usize)] = &[(8, 4096, 2048, 4), (4, 5
 const MAX_SETS: usize = 256;
 
 struct Row {
-    shape: ConvShape,
+    shape: Shape,
     dtype: DType,
     layout: Layout,
     /// What the row asked for (`Auto` included) and what ran.
@@ -97,8 +95,8 @@ fn copy_bandwidth(device: &Device, stream: &Stream, reps: usize) -> hipconv::Res
 fn bench_row<T: Element>(
     device: &Device,
     stream: &Stream,
-    shape: ConvShape,
-    options: ConvOptions,
+    shape: Shape,
+    options: Options,
     reps: usize,
 ) -> hipconv::Result<Row> {
     let elem = std::mem::size_of::<T>();
@@ -124,7 +122,7 @@ fn bench_row<T: Element>(
         Ok(())
     })?;
     let (ms, min_ms) = time_ms(stream, reps, || graph.launch(stream))?;
-    let g = shape.gemm();
+    let g = hipconv::conv1d::stages::gemm_shape(&shape);
     let gemm_flops = match conv.options().algorithm {
         Algorithm::Im2colGemm => Some(2.0 * (g.m * g.n * g.k) as f64),
         // One K = 16 + H long dot product per output (H: width-1 rounded up to 16).
@@ -150,12 +148,12 @@ const STAGE_REPEATS: usize = 64;
 
 /// Median device time of each explicit-pipeline stage alone (f16), from graphs of
 /// STAGE_REPEATS back-to-back launches on the same buffers (the seed's shape fits in L2).
-fn im2col_stage_us(device: &Device, stream: &Stream, s: ConvShape, reps: usize) -> hipconv::Result<[f64; 3]> {
+fn im2col_stage_us(device: &Device, stream: &Stream, s: Shape, reps: usize) -> hipconv::Result<[f64; 3]> {
     use hipconv::conv1d::stages;
     let x = device.upload(stream, &vec![f16::from_f32(0.5); s.x_len()])?;
     let w = device.upload(stream, &vec![f16::from_f32(0.25); s.w_len()])?;
     let (mut a, mut b, mut y) =
-        (device.alloc::<f16>(s.a_len())?, device.alloc::<f16>(s.b_len())?, device.alloc(s.x_len())?);
+        (device.alloc::<f16>(stages::a_len(&s))?, device.alloc::<f16>(stages::b_len(&s))?, device.alloc(s.x_len())?);
     let time = |stage: &mut dyn FnMut(&Stream) -> hipconv::Result<()>| -> hipconv::Result<f64> {
         let graph = stream.capture(|st| (0..STAGE_REPEATS).try_for_each(|_| stage(st)))?;
         Ok(time_ms(stream, reps, || graph.launch(stream))?.0 * 1e3 / STAGE_REPEATS as f64)
@@ -239,13 +237,13 @@ fn run(
 
     let mut rows = Vec::new();
     for &(b, d, s, w) in shapes {
-        let shape = ConvShape::new(b, d, s, w);
+        let shape = Shape::new(b, d, s, w);
         // `auto` first: what a user gets by default.
         let algorithms: &[Algorithm] =
             if auto_only { &[Algorithm::Auto] } else { &[Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm] };
         for &algorithm in algorithms {
             for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
-                let options = ConvOptions::default().algorithm(algorithm).layout(layout);
+                let options = Options::default().algorithm(algorithm).layout(layout);
                 rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
                 rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
                 rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
@@ -253,14 +251,14 @@ fn run(
         }
         if SILU_SHAPES.contains(&(b, d, s, w)) {
             for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
-                let options = ConvOptions::default().layout(layout).activation(Activation::Silu);
+                let options = Options::default().layout(layout).activation(Activation::Silu);
                 rows.push(bench_row::<f16>(&device, &stream, shape, options, reps)?);
                 rows.push(bench_row::<bf16>(&device, &stream, shape, options, reps)?);
                 rows.push(bench_row::<f32>(&device, &stream, shape, options, reps)?);
             }
         }
         if !auto_only {
-            let im2col = ConvOptions::default().algorithm(Algorithm::Im2colGemm);
+            let im2col = Options::default().algorithm(Algorithm::Im2colGemm);
             rows.push(bench_row::<f16>(&device, &stream, shape, im2col, reps)?);
         }
     }
@@ -361,7 +359,7 @@ fn run(
     json.push_str("  ],\n");
 
     // Where the explicit pipeline's time goes at the seed's shape.
-    let seed = ConvShape::new(1, 64, 2048, 4);
+    let seed = Shape::new(1, 64, 2048, 4);
     let [input_us, weight_us, gemm_us] = im2col_stage_us(&device, &stream, seed, reps)?;
     println!(
         "Im2colGemm stages at {seed:?}: preprocess_input {input_us:.2} us, preprocess_weight {weight_us:.2} us, \

@@ -4,10 +4,11 @@
 //! `sets` calls over separate buffers (together over 3x L2), median replay / sets.
 
 use super::{time_ms, MAX_SETS};
-use hipconv::{
-    Buffer, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, ConvOptions, ConvShape, ConvStates, Device, Element,
-    Layout, StateCache, Stream, UpdateShape, VarlenShape,
+use hipconv::conv1d::{
+    CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, Layout, Options, Shape, StateCache, States, UpdateShape,
+    VarlenShape,
 };
+use hipconv::{Buffer, Device, Element, Stream};
 
 pub struct StateRow {
     pub what: String,
@@ -48,7 +49,7 @@ pub fn update_row<T: Element>(
     let slots: Vec<i32> = (0..u.batch as i32).rev().collect();
     let indices = device.upload(stream, &slots)?;
     let positions = device.upload(stream, &vec![7i32; u.batch])?;
-    let mut op = CausalConv1dUpdate::<T>::new(device, u, ConvOptions::default())?;
+    let mut op = CausalConv1dUpdate::<T>::new(device, u, Options::default())?;
     let graph = stream.capture(|s| {
         for ((x, y), state) in x.iter().zip(y.iter_mut()).zip(states.iter_mut()) {
             let cache = StateCache {
@@ -98,11 +99,11 @@ pub fn varlen_rows<T: Element>(
     let x: Vec<Buffer<T>> = (0..sets).map(|i| filled(device, stream, v.x_len(), i)).collect::<Result<_, _>>()?;
     let mut y: Vec<Buffer<T>> = (0..sets).map(|_| device.alloc(v.x_len())).collect::<Result<_, _>>()?;
     let mut finals: Vec<Buffer<T>> = (0..sets).map(|_| device.alloc(v.state_elems())).collect::<Result<_, _>>()?;
-    let options = ConvOptions::default().layout(layout);
+    let options = Options::default().layout(layout);
     let mut op = CausalConv1dVarlen::<T>::new(device, v, options)?;
     let graph = stream.capture(|s| {
         for ((x, y), fin) in x.iter().zip(y.iter_mut()).zip(finals.iter_mut()) {
-            let states = ConvStates { initial: None, final_states: Some(fin) };
+            let states = States { initial: None, final_states: Some(fin) };
             op.forward(s, x, &cu, &w, None, states, y)?;
         }
         Ok(())
@@ -117,7 +118,7 @@ pub fn varlen_rows<T: Element>(
         bytes,
         sets,
     };
-    let plain_shape = ConvShape::new(1, dim, total, width);
+    let plain_shape = Shape::new(1, dim, total, width);
     let mut conv = CausalConv1d::<T>::with_options(device, plain_shape, options.algorithm(algorithm))?;
     let graph = stream.capture(|s| x.iter().zip(y.iter_mut()).try_for_each(|(x, y)| conv.forward(s, x, &w, y)))?;
     let (ms, _) = time_ms(stream, reps, || graph.launch(stream))?;

@@ -1,37 +1,18 @@
-//! Every argument check of the conv1d operations, in one place. All of them run before
-//! any launch, so a failing call leaves the caller's buffers untouched.
+//! Every argument check of the conv1d operations, in one place, built from the core's
+//! primitives (crate::check). All of them run before any launch, so a failing call leaves
+//! the caller's buffers untouched; the launch layer (launch.rs) requires them.
 
-use super::heuristics::{self, ArchFamily};
-use super::{Activation, Algorithm, ConvOptions, ConvShape, Layout};
-use crate::buffer::Buffer;
-use crate::device::{Device, DeviceId};
-use crate::element::{DType, Element, Scalar};
+use super::heuristics::{self, ArchFamily, FUSED_GEMM_MAX_WIDTH};
+use super::options::{Activation, Algorithm, Layout, Options};
+use super::pipeline;
+use super::shape::{Shape, UpdateShape, VarlenShape};
+use crate::check::{buffer, optional_buffer, positive, product_within, ELEMENT_COUNT_LIMIT, KERNEL_INDEX_LIMIT};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
-
-/// The kernels index rows, columns and GEMM dimensions with 32-bit ints (offsets in 64 bits).
-const KERNEL_INDEX_LIMIT: u128 = i32::MAX as u128;
-/// Element counts must be addressable in bytes for the widest element (4 bytes).
-const ELEMENT_COUNT_LIMIT: u128 = (isize::MAX as u128) / 4;
-
-fn positive(arg: &'static str, value: usize) -> Result<()> {
-    if value == 0 {
-        return Err(Error::InvalidDimension { arg, value, expected: "at least 1" });
-    }
-    Ok(())
-}
-
-fn product_within(quantity: &'static str, factors: &[usize], limit: u128) -> Result<()> {
-    // Each factor is a usize, so four of them cannot overflow u128.
-    let value = factors.iter().map(|&f| f as u128).product::<u128>();
-    if value > limit {
-        return Err(Error::IndexOverflow { quantity, value, limit });
-    }
-    Ok(())
-}
+use crate::runtime::{Buffer, Device, DeviceId};
 
 /// A shape every backend accepts.
-pub(crate) fn shape(s: &ConvShape) -> Result<()> {
+pub(crate) fn shape(s: &Shape) -> Result<()> {
     positive("batch", s.batch)?;
     positive("dim", s.dim)?;
     positive("seqlen", s.seqlen)?;
@@ -42,7 +23,7 @@ pub(crate) fn shape(s: &ConvShape) -> Result<()> {
 }
 
 /// The explicit pipeline's workspaces fit in memory and in the kernels' 64-bit offsets.
-pub(crate) fn im2col_workspace(s: &ConvShape) -> Result<()> {
+pub(crate) fn im2col_workspace(s: &Shape) -> Result<()> {
     product_within(
         "batch*seqlen*width*dim (elements of the im2col matrix A)",
         &[s.batch, s.seqlen, s.width, s.dim],
@@ -51,51 +32,22 @@ pub(crate) fn im2col_workspace(s: &ConvShape) -> Result<()> {
     product_within("dim*width*dim (elements of the dense weight B)", &[s.dim, s.width, s.dim], ELEMENT_COUNT_LIMIT)
 }
 
-/// The GPU im2col pipeline is compiled for f16 only.
-pub(crate) fn gpu_dtype<T: Element>(device: &Device, op: &'static str) -> Result<()> {
-    if device.is_gpu() && T::DTYPE != DType::F16 {
-        return Err(Error::UnsupportedDtype { dtype: T::DTYPE, op, supported: "f16" });
-    }
-    Ok(())
-}
-
-pub(crate) fn stream_on(stream: &Stream, device: DeviceId) -> Result<()> {
-    on_device("stream", stream.device().id(), device)
-}
-
-fn on_device(arg: &'static str, found: DeviceId, expected: DeviceId) -> Result<()> {
-    if found != expected {
-        return Err(Error::WrongDevice { arg, expected: expected.to_string(), found: found.to_string() });
-    }
-    Ok(())
-}
-
-/// `buffer` lives on `device` and holds exactly `expected` elements laid out as `layout`.
-pub(crate) fn buffer<T: Scalar>(
-    arg: &'static str,
-    buffer: &Buffer<T>,
-    device: DeviceId,
-    expected: usize,
-    layout: impl FnOnce() -> String,
-) -> Result<()> {
-    on_device(arg, buffer.device(), device)?;
-    if buffer.len() != expected {
-        return Err(Error::BufferLength { arg, expected, found: buffer.len(), layout: layout() });
-    }
-    Ok(())
-}
-
 /// The layout of x and y, with sizes, for error messages.
-pub(crate) fn describe_x(s: &ConvShape, layout: Layout) -> String {
+pub(crate) fn describe_x(s: &Shape, layout: Layout) -> String {
     match layout {
         Layout::ChannelFirst => format!("channel-first [batch {}, dim {}, seqlen {}]", s.batch, s.dim, s.seqlen),
         Layout::ChannelLast => format!("channel-last [batch {}, seqlen {}, dim {}]", s.batch, s.seqlen, s.dim),
     }
 }
 
+/// w `[dim, width]`.
+pub(crate) fn weight<T: Element>(s: &Shape, device: DeviceId, w: &Buffer<T>) -> Result<()> {
+    buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))
+}
+
 /// x, w, bias and y of a forward call.
 pub(crate) fn forward_buffers<T: Element>(
-    s: &ConvShape,
+    s: &Shape,
     layout: Layout,
     device: DeviceId,
     x: &Buffer<T>,
@@ -105,32 +57,35 @@ pub(crate) fn forward_buffers<T: Element>(
 ) -> Result<()> {
     let describe = || describe_x(s, layout);
     buffer("x", x, device, s.x_len(), describe)?;
-    buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))?;
-    if let Some(bias) = bias {
-        buffer("bias", bias, device, s.dim, || format!("[dim {}]", s.dim))?;
-    }
+    weight(s, device, w)?;
+    optional_buffer("bias", bias, device, s.dim, || format!("[dim {}]", s.dim))?;
     buffer("y", y, device, s.x_len(), describe)
+}
+
+/// A, B of the explicit pipeline's stages.
+pub(crate) fn pipeline_a<T: Element>(s: &Shape, device: DeviceId, a: &Buffer<T>) -> Result<()> {
+    buffer("a", a, device, pipeline::a_len(s), || pipeline::describe_a(s))
+}
+
+pub(crate) fn pipeline_b<T: Element>(s: &Shape, device: DeviceId, b: &Buffer<T>) -> Result<()> {
+    buffer("b", b, device, pipeline::b_len(s), || pipeline::describe_b(s))
 }
 
 /// What `Error::Unsupported` from `Im2colGemm` or `FusedGemm` suggests instead.
 const USE_DIRECT: &str = "; use Algorithm::Direct (or Auto), which supports it";
 
 /// `Auto` resolved, and the chosen algorithm able to run these options on this device.
-pub(crate) fn resolve_algorithm<T: Element>(
-    device: &Device,
-    shape: &ConvShape,
-    options: &ConvOptions,
-) -> Result<Algorithm> {
+pub(crate) fn resolve_algorithm<T: Element>(device: &Device, shape: &Shape, options: &Options) -> Result<Algorithm> {
     match options.algorithm {
         Algorithm::Auto => {
             Ok(heuristics::auto_algorithm::<T>(ArchFamily::of(&device.properties().arch), shape, options.layout))
         }
         Algorithm::Direct => Ok(Algorithm::Direct),
         Algorithm::FusedGemm => {
-            if shape.width > super::FUSED_GEMM_MAX_WIDTH {
+            if shape.width > FUSED_GEMM_MAX_WIDTH {
                 return Err(Error::Unsupported {
                     op: "FusedGemm",
-                    what: format!("width {} (at most {})", shape.width, super::FUSED_GEMM_MAX_WIDTH),
+                    what: format!("width {} (at most {})", shape.width, FUSED_GEMM_MAX_WIDTH),
                     hint: USE_DIRECT,
                 });
             }
@@ -144,10 +99,18 @@ pub(crate) fn resolve_algorithm<T: Element>(
             if options.activation != Activation::Identity {
                 return unsupported(format!("activation {:?}", options.activation));
             }
-            gpu_dtype::<T>(device, "Im2colGemm on a GPU")?;
+            gpu_pipeline_dtype::<T>(device, "Im2colGemm on a GPU")?;
             Ok(Algorithm::Im2colGemm)
         }
     }
+}
+
+/// The GPU im2col pipeline's dtypes.
+pub(crate) fn gpu_pipeline_dtype<T: Element>(device: &Device, op: &'static str) -> Result<()> {
+    if device.is_gpu() && T::DTYPE != crate::element::DType::F16 {
+        return Err(Error::UnsupportedDtype { dtype: T::DTYPE, op, supported: "f16" });
+    }
+    Ok(())
 }
 
 /// The sequences states belong to: the batch rows, or the sequences of a packed batch.
@@ -160,7 +123,7 @@ pub(crate) struct StateRows {
 /// Initial and final states: `[rows, dim, width−1]` each on the conv's device, and only
 /// with the fast paths.
 pub(crate) fn states<T: Element>(
-    s: &ConvShape,
+    s: &Shape,
     rows: StateRows,
     algorithm: Algorithm,
     device: DeviceId,
@@ -179,13 +142,8 @@ pub(crate) fn states<T: Element>(
     }
     let len = rows.count * s.dim * (s.width - 1);
     let layout = || format!("[{} {}, dim {}, width-1 {}]", rows.name, rows.count, s.dim, s.width - 1);
-    if let Some(initial) = initial {
-        buffer("initial_states", initial, device, len, layout)?;
-    }
-    if let Some(final_states) = final_states {
-        buffer("final_states", final_states, device, len, layout)?;
-    }
-    Ok(())
+    optional_buffer("initial_states", initial, device, len, layout)?;
+    optional_buffer("final_states", final_states, device, len, layout)
 }
 
 /// The explicit pipeline's GEMM epilogue has no bias.
@@ -197,7 +155,7 @@ pub(crate) fn im2col_bias<T: Element>(bias: Option<&Buffer<T>>) -> Result<()> {
 }
 
 /// A decode update's state cache fits the kernels' 32-bit slot and state indices.
-pub(crate) fn update_shape(u: &super::UpdateShape) -> Result<()> {
+pub(crate) fn update_shape(u: &UpdateShape) -> Result<()> {
     positive("n_slots", u.n_slots)?;
     if u.state_len < u.width - 1 {
         return Err(Error::InvalidDimension { arg: "state_len", value: u.state_len, expected: "at least width-1" });
@@ -214,7 +172,7 @@ pub(crate) fn update_shape(u: &super::UpdateShape) -> Result<()> {
 /// The state cache of one update call: lengths, devices, and slot b for row b to exist
 /// where no `state_indices` say otherwise.
 pub(crate) fn update_cache<T: Element>(
-    u: &super::UpdateShape,
+    u: &UpdateShape,
     device: DeviceId,
     conv_state: &Buffer<T>,
     state_indices: Option<&Buffer<i32>>,
@@ -232,14 +190,11 @@ pub(crate) fn update_cache<T: Element>(
             expected: "at least batch without state_indices (row b uses slot b)",
         });
     }
-    if let Some(cache_seqlens) = cache_seqlens {
-        buffer("cache_seqlens", cache_seqlens, device, u.batch, rows)?;
-    }
-    Ok(())
+    optional_buffer("cache_seqlens", cache_seqlens, device, u.batch, rows)
 }
 
 /// A packed batch's sequence count fits the kernels' 32-bit indices.
-pub(crate) fn varlen_shape(v: &super::VarlenShape) -> Result<()> {
+pub(crate) fn varlen_shape(v: &VarlenShape) -> Result<()> {
     positive("n_seqs", v.n_seqs)?;
     product_within("n_seqs+1", &[v.n_seqs + 1], KERNEL_INDEX_LIMIT)?;
     product_within(

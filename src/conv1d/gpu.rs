@@ -2,17 +2,20 @@
 //! Callers have validated shapes, devices and lengths (check.rs); these functions only
 //! fill the params structs, pick the dtype's entry point and map the status.
 
-use super::{Activation, Algorithm, ConvOptions, ConvShape, UpdateShape};
+use super::heuristics::{FUSED_GEMM_MAX_WIDTH, STREAM_MAX_WIDTH};
+use super::options::{Algorithm, Options};
+use super::pipeline;
+use super::shape::{Shape, UpdateShape};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::gpu::{check, sys};
-use crate::stream::Stream;
+use crate::runtime::result::check;
+use crate::runtime::{sys, Stream};
 use std::ffi::c_void;
 
 // Rust checks FusedGemm's width limit before launch; it must be the kernels' limit.
-const _: () = assert!(super::FUSED_GEMM_MAX_WIDTH == sys::HIPCONV_FUSED_GEMM_MAX_WIDTH as usize);
+const _: () = assert!(FUSED_GEMM_MAX_WIDTH == sys::HIPCONV_FUSED_GEMM_MAX_WIDTH as usize);
 // Auto's policy sends widths up to STREAM_MAX_WIDTH to the streaming kernels: it must be theirs.
-const _: () = assert!(super::STREAM_MAX_WIDTH == sys::HIPCONV_STREAM_MAX_WIDTH as usize);
+const _: () = assert!(STREAM_MAX_WIDTH == sys::HIPCONV_STREAM_MAX_WIDTH as usize);
 // The host backend raises the kernels' index errors by the same codes.
 const _: () = {
     use super::status;
@@ -22,7 +25,7 @@ const _: () = {
     assert!(status::CU_SEQLENS_DECREASING == sys::HIPCONV_STATUS_CU_SEQLENS_DECREASING as i32);
     assert!(status::CU_SEQLENS_RANGE == sys::HIPCONV_STATUS_CU_SEQLENS_RANGE as i32);
     assert!(status::CU_SEQLENS_END == sys::HIPCONV_STATUS_CU_SEQLENS_END as i32);
-    assert!(status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
+    assert!(crate::status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
 };
 
 fn f16_only<T: Element>(op: &'static str) -> Result<()> {
@@ -33,11 +36,11 @@ fn f16_only<T: Element>(op: &'static str) -> Result<()> {
 }
 
 /// # Safety
-/// `x` must hold `s.x_len()` and `a` `s.a_len()` elements of `T` on the stream's device,
+/// `x` must hold `s.x_len()` and `a` `pipeline::a_len(s)` elements of `T` on the stream's device,
 /// live until the launch completes; `s` must have passed `check::shape`.
 pub(crate) unsafe fn preprocess_input<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
+    s: &Shape,
     x: *const c_void,
     a: *mut c_void,
 ) -> Result<()> {
@@ -50,35 +53,35 @@ pub(crate) unsafe fn preprocess_input<T: Element>(
         seqlen: s.seqlen as i32,
         width: s.width as i32,
     };
-    check(sys::hipconv_preprocess_input_f16(&params, stream.as_raw()), "hipconv_preprocess_input_f16")
+    check(sys::hipconv_preprocess_input_f16(&params, stream.handle().as_raw()), "hipconv_preprocess_input_f16")
 }
 
 /// # Safety
-/// `w` must hold `s.w_len()` and `b` `s.b_len()` elements of `T` on the stream's device,
+/// `w` must hold `s.w_len()` and `b` `pipeline::b_len(s)` elements of `T` on the stream's device,
 /// live until the launch completes; `s` must have passed `check::shape`.
 pub(crate) unsafe fn preprocess_weight<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
+    s: &Shape,
     w: *const c_void,
     b: *mut c_void,
 ) -> Result<()> {
     f16_only::<T>("preprocess_weight")?;
     let params = sys::hipconv_preprocess_weight_params { w, b, dim: s.dim as i32, width: s.width as i32 };
-    check(sys::hipconv_preprocess_weight_f16(&params, stream.as_raw()), "hipconv_preprocess_weight_f16")
+    check(sys::hipconv_preprocess_weight_f16(&params, stream.handle().as_raw()), "hipconv_preprocess_weight_f16")
 }
 
 /// # Safety
-/// `a` must hold `s.a_len()`, `b` `s.b_len()` and `y` `s.x_len()` elements of `T` on the
+/// `a` must hold `pipeline::a_len(s)`, `b` `pipeline::b_len(s)` and `y` `s.x_len()` elements of `T` on the
 /// stream's device, live until the launch completes; `s` must have passed `check::shape`.
 pub(crate) unsafe fn gemm_abt<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
+    s: &Shape,
     a: *const c_void,
     b: *const c_void,
     y: *mut c_void,
 ) -> Result<()> {
     f16_only::<T>("gemm_abt")?;
-    let g = s.gemm();
+    let g = pipeline::gemm_shape(s);
     let params = sys::hipconv_gemm_abt_params {
         a,
         b,
@@ -90,7 +93,7 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
         ldb: g.ldb as i64,
         seqlen: s.seqlen as i32,
     };
-    check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
+    check(sys::hipconv_gemm_abt_f16(&params, stream.handle().as_raw()), "hipconv_gemm_abt_f16")
 }
 
 /// A packed variable-length batch on the device: `n_seqs + 1` offsets, and the status word
@@ -104,8 +107,8 @@ pub(crate) struct PackedSequences {
 
 /// The params struct of the forward-family kernels for one call.
 fn conv1d_params(
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     x: *const c_void,
     w: *const c_void,
     bias: *const c_void,
@@ -128,7 +131,7 @@ fn conv1d_params(
         y_batch_stride: batch_stride,
         y_dim_stride: dim_stride,
         y_seq_stride: seq_stride,
-        silu: i32::from(options.activation == Activation::Silu),
+        silu: options.activation.silu_flag(),
         initial_states: states.0,
         final_states: states.1,
     }
@@ -172,8 +175,8 @@ macro_rules! by_dtype {
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn conv1d_forward<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     x: *const c_void,
     w: *const c_void,
     bias: *const c_void,
@@ -193,7 +196,7 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
         ),
         _ => by_dtype!(T, P, hipconv_conv1d_direct_f16, hipconv_conv1d_direct_bf16, hipconv_conv1d_direct_f32),
     };
-    check(launch(&params, stream.as_raw()), name)?;
+    check(launch(&params, stream.handle().as_raw()), name)?;
     if (initial.is_null() && packed.is_none()) || s.width == 1 {
         return Ok(());
     }
@@ -204,7 +207,7 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
         hipconv_conv1d_sequence_heads_bf16,
         hipconv_conv1d_sequence_heads_f32
     );
-    check(heads(&sequences_params(params, packed), stream.as_raw()), name)
+    check(heads(&sequences_params(params, packed), stream.handle().as_raw()), name)
 }
 
 /// Enqueues `final_states[seq, c, k] = x[seq, c, length−(width−1)+k]` (from `initial`, or 0,
@@ -217,8 +220,8 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
 /// `final_states` not overlapping `initial`; `s` must have passed `check::shape`.
 pub(crate) unsafe fn conv1d_final_states<T: Element>(
     stream: &Stream,
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     x: *const c_void,
     initial: *const c_void,
     packed: Option<PackedSequences>,
@@ -233,7 +236,7 @@ pub(crate) unsafe fn conv1d_final_states<T: Element>(
         hipconv_conv1d_final_states_bf16,
         hipconv_conv1d_final_states_f32
     );
-    check(launch(&sequences_params(params, packed), stream.as_raw()), name)
+    check(launch(&sequences_params(params, packed), stream.handle().as_raw()), name)
 }
 
 /// Pointers of one decode update (`hipconv_conv1d_update_params`).
@@ -260,7 +263,7 @@ pub(crate) struct UpdatePointers {
 pub(crate) unsafe fn conv1d_update<T: Element>(
     stream: &Stream,
     u: &UpdateShape,
-    options: &ConvOptions,
+    options: &Options,
     p: &UpdatePointers,
 ) -> Result<()> {
     let s = u.conv_shape();
@@ -286,7 +289,7 @@ pub(crate) unsafe fn conv1d_update<T: Element>(
         y_batch_stride: batch_stride,
         y_dim_stride: dim_stride,
         y_seq_stride: seq_stride,
-        silu: i32::from(options.activation == Activation::Silu),
+        silu: options.activation.silu_flag(),
     };
     let (launch, name) = by_dtype!(
         T,
@@ -295,5 +298,5 @@ pub(crate) unsafe fn conv1d_update<T: Element>(
         hipconv_conv1d_update_bf16,
         hipconv_conv1d_update_f32
     );
-    check(launch(&params, stream.as_raw()), name)
+    check(launch(&params, stream.handle().as_raw()), name)
 }

@@ -1,10 +1,16 @@
 //! `Auto`'s policy: which algorithm runs a forward, keyed by device architecture, shape,
 //! dtype and layout. The one place the measured crossovers live (docs/PERFORMANCE.md, "Auto").
 
-use super::{Algorithm, ConvShape, Layout, FUSED_GEMM_MAX_WIDTH};
+use super::options::{Algorithm, Layout};
+use super::shape::Shape;
 use crate::element::{DType, Element};
 
-/// The widths Direct's streaming kernels compile (`HIPCONV_STREAM_MAX_WIDTH` in hipconv.h,
+/// The widest kernel `Algorithm::FusedGemm` takes (its shared-memory window grows with the
+/// width); `Direct` has no limit. Equal to `HIPCONV_FUSED_GEMM_MAX_WIDTH` in
+/// hip/include/hipconv/conv1d.h (asserted in gpu.rs).
+pub const FUSED_GEMM_MAX_WIDTH: usize = 512;
+
+/// The widths Direct's streaming kernels compile (`HIPCONV_STREAM_MAX_WIDTH` in conv1d.h,
 /// asserted equal in gpu.rs): they read every input and write every output once, at the
 /// copy bandwidth, on every architecture.
 pub const STREAM_MAX_WIDTH: usize = 4;
@@ -41,7 +47,7 @@ impl ArchFamily {
 ///
 /// Im2colGemm never: it moves a width-times larger matrix and multiplies a dim-times
 /// wasteful weight.
-pub(crate) fn auto_algorithm<T: Element>(arch: ArchFamily, shape: &ConvShape, layout: Layout) -> Algorithm {
+pub(crate) fn auto_algorithm<T: Element>(arch: ArchFamily, shape: &Shape, layout: Layout) -> Algorithm {
     match arch {
         ArchFamily::Hopper | ArchFamily::Other => {
             let half = T::DTYPE != DType::F32;

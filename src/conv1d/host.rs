@@ -2,26 +2,10 @@
 //! rows, f32 accumulation, results rounded to the element type once. The im2col and
 //! weight transforms are also what `verify_host` compares the GPU's buffers with.
 
-use super::{Activation, ConvOptions, ConvShape, Layout};
+use super::options::{Layout, Options};
+use super::shape::{Shape, UpdateShape};
 use crate::element::Element;
-
-/// Runs `fill(row_index, row)` for every `row_len`-element row of `out`, rows split
-/// into contiguous runs across the available cores.
-fn for_each_row<T: Send>(out: &mut [T], row_len: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
-    let rows = out.len() / row_len;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(rows).max(1);
-    let rows_per_thread = rows.div_ceil(threads);
-    let fill = &fill;
-    std::thread::scope(|scope| {
-        for (chunk_index, chunk) in out.chunks_mut(rows_per_thread * row_len).enumerate() {
-            scope.spawn(move || {
-                for (i, row) in chunk.chunks_mut(row_len).enumerate() {
-                    fill(chunk_index * rows_per_thread + i, row);
-                }
-            });
-        }
-    });
-}
+use crate::parallel::for_each_row;
 
 /// x[b, c, tau] in `layout`, for any tau ≥ −(width−1): before t = 0 the initial states
 /// `[batch, dim, width−1]`, or 0 without them.
@@ -34,7 +18,7 @@ struct Inputs<'a, T> {
 }
 
 impl<'a, T: Element> Inputs<'a, T> {
-    fn new(s: &ConvShape, layout: Layout, x: &'a [T], initial: Option<&'a [T]>) -> Self {
+    fn new(s: &Shape, layout: Layout, x: &'a [T], initial: Option<&'a [T]>) -> Self {
         Inputs { x, initial, strides: s.strides(layout), dim: s.dim, history: s.width - 1 }
     }
 
@@ -53,8 +37,8 @@ impl<'a, T: Element> Inputs<'a, T> {
 /// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]), the history
 /// before t = 0 from `initial` (zeros without it).
 pub(crate) fn forward_direct<T: Element>(
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     x: &[T],
     w: &[T],
     bias: Option<&[T]>,
@@ -73,8 +57,8 @@ pub(crate) fn forward_direct<T: Element>(
 /// is entry (i, j = t % 16) of `A · B`, `A[i, m] = x[t − j − H + m]` (`m < K = 16 + H`,
 /// `H = 16·⌈(width−1)/16⌉`), `B[m, j] = w[m − H − j + width − 1]` (0 outside the taps).
 pub(crate) fn forward_fused_gemm<T: Element>(
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     x: &[T],
     w: &[T],
     bias: Option<&[T]>,
@@ -102,7 +86,7 @@ pub(crate) fn forward_fused_gemm<T: Element>(
 /// `initial` (or 0) before its first time. The sequences are the batch rows, or those of
 /// `cu_seqlens` (checked) in a packed batch.
 pub(crate) fn final_states<T: Element>(
-    s: &ConvShape,
+    s: &Shape,
     layout: Layout,
     x: &[T],
     initial: Option<&[T]>,
@@ -130,8 +114,8 @@ pub(crate) fn final_states<T: Element>(
 /// `[n_seqs, dim, width−1]`, or zeros. As hip/conv1d/states.hip does after the forward
 /// over the packed tokens.
 pub(crate) fn sequence_heads<T: Element>(
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     (x, w, bias): (&[T], &[T], Option<&[T]>),
     initial: Option<&[T]>,
     cu_seqlens: &[i32],
@@ -152,32 +136,24 @@ pub(crate) fn sequence_heads<T: Element>(
                     };
                     acc += w[c * s.width + tap].to_f32() * v;
                 }
-                y[(start + t) * seq_stride + c * dim_stride] = T::from_f32(activate(acc, options.activation));
+                y[(start + t) * seq_stride + c * dim_stride] = T::from_f32(options.activation.apply(acc));
             }
         }
-    }
-}
-
-/// The epilogue's activation of an f32 accumulator, as the kernels apply it.
-fn activate(acc: f32, activation: Activation) -> f32 {
-    match activation {
-        Activation::Silu => acc / (1.0 + (-acc).exp()),
-        Activation::Identity => acc,
     }
 }
 
 /// y[b, c, t] = act(bias[c] + conv(b, c, t)), rounded once, in `options.layout`; parallel over
 /// the output's contiguous rows: (b, c) rows of seqlen, or (b, t) rows of dim.
 fn fill_forward<T: Element>(
-    s: &ConvShape,
-    options: &ConvOptions,
+    s: &Shape,
+    options: &Options,
     bias: Option<&[T]>,
     y: &mut [T],
-    conv: impl Fn(usize, usize, usize) -> f32 + Sync,
+    conv: impl Fn(usize, usize, usize) -> f32 + Sync + Send,
 ) {
     let output = |b: usize, c: usize, t: usize| {
         let acc = bias.map_or(0f32, |bias| bias[c].to_f32()) + conv(b, c, t);
-        T::from_f32(activate(acc, options.activation))
+        T::from_f32(options.activation.apply(acc))
     };
     match options.layout {
         Layout::ChannelFirst => for_each_row(y, s.seqlen, |row, y_row| {
@@ -192,7 +168,7 @@ fn fill_forward<T: Element>(
 }
 
 /// a[b*seqlen + t, tap*dim + c] = x[b, c, t + tap - (width-1)], 0 before the sequence.
-pub(crate) fn im2col<T: Element>(s: &ConvShape, x: &[T], a: &mut [T]) {
+pub(crate) fn im2col<T: Element>(s: &Shape, x: &[T], a: &mut [T]) {
     for_each_row(a, s.width * s.dim, |row, a_row| {
         let (b, t) = (row / s.seqlen, row % s.seqlen);
         for tap in 0..s.width {
@@ -208,7 +184,7 @@ pub(crate) fn im2col<T: Element>(s: &ConvShape, x: &[T], a: &mut [T]) {
 }
 
 /// b[co, tap*dim + ci] = (ci == co) ? w[co, tap] : 0
-pub(crate) fn dense_weight<T: Element>(s: &ConvShape, w: &[T], b: &mut [T]) {
+pub(crate) fn dense_weight<T: Element>(s: &Shape, w: &[T], b: &mut [T]) {
     for_each_row(b, s.width * s.dim, |co, b_row| {
         b_row.fill(T::from_f32(0.0));
         for tap in 0..s.width {
@@ -218,7 +194,7 @@ pub(crate) fn dense_weight<T: Element>(s: &ConvShape, w: &[T], b: &mut [T]) {
 }
 
 /// y[batch, n, t] = sum_k a[batch*seqlen + t, k] * b[n, k]  (the GEMM with its conv epilogue)
-pub(crate) fn gemm_abt<T: Element>(s: &ConvShape, a: &[T], b: &[T], y: &mut [T]) {
+pub(crate) fn gemm_abt<T: Element>(s: &Shape, a: &[T], b: &[T], y: &mut [T]) {
     let k = s.width * s.dim;
     // Convert each operand once (M·K + N·K conversions) rather than per multiply-add.
     let (a, b): (Vec<f32>, Vec<f32>) = (a.iter().map(|v| v.to_f32()).collect(), b.iter().map(|v| v.to_f32()).collect());
@@ -235,8 +211,8 @@ pub(crate) fn gemm_abt<T: Element>(s: &ConvShape, a: &[T], b: &[T], y: &mut [T])
 /// One decode step (hip/conv1d/update.hip): y of the new tokens, and the states advanced in
 /// place; indices checked before.
 pub(crate) fn update<T: Element>(
-    u: &super::UpdateShape,
-    options: &ConvOptions,
+    u: &UpdateShape,
+    options: &Options,
     (x, w, bias): (&[T], &[T], Option<&[T]>),
     (conv_state, state_indices, cache_seqlens): (&mut [T], Option<&[i32]>, Option<&[i32]>),
     y: &mut [T],
@@ -268,7 +244,7 @@ pub(crate) fn update<T: Element>(
                 for tap in 0..u.width {
                     acc += w[c * u.width + tap].to_f32() * xx[t + tap].to_f32();
                 }
-                y[at(t)] = T::from_f32(activate(acc, options.activation));
+                y[at(t)] = T::from_f32(options.activation.apply(acc));
             }
             let new_inputs = &xx[history..];
             match cache {

@@ -1,5 +1,6 @@
 //! How a causal conv1d runs: algorithm, memory layout of x and y, activation.
 
+pub use crate::activation::Activation;
 use std::fmt;
 
 /// Which implementation computes the forward.
@@ -16,11 +17,11 @@ pub enum Algorithm {
     /// `A · B` with `A` read from the staged input window and `B` the Toeplitz band of that
     /// channel's own taps (no im2col matrix, no other channel's zero weights). Every dtype
     /// (fp32 kept fp32-accurate), layout, bias and SiLU; widths 1 to
-    /// [`FUSED_GEMM_MAX_WIDTH`](super::FUSED_GEMM_MAX_WIDTH).
+    /// [`FUSED_GEMM_MAX_WIDTH`](super::heuristics::FUSED_GEMM_MAX_WIDTH).
     FusedGemm,
     /// Streaming kernels that read each input once and write each output once; every
     /// dtype, layout, width, bias and SiLU. Widths up to
-    /// [`STREAM_MAX_WIDTH`](super::STREAM_MAX_WIDTH) are compiled and run near the copy
+    /// [`STREAM_MAX_WIDTH`](super::heuristics::STREAM_MAX_WIDTH) are compiled and run near the copy
     /// bandwidth; wider ones run a tiled generic-width kernel.
     Direct,
 }
@@ -81,33 +82,24 @@ impl std::str::FromStr for Layout {
     }
 }
 
-/// Applied to `bias + conv` before the output is rounded.
+/// Options fixed when a [`CausalConv1d`](super::CausalConv1d) (or an update or varlen op) is created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Activation {
-    #[default]
-    Identity,
-    /// `v · sigmoid(v)`.
-    Silu,
-}
-
-/// Options fixed when a [`super::CausalConv1d`] is created.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ConvOptions {
+pub struct Options {
     pub algorithm: Algorithm,
     pub layout: Layout,
     pub activation: Activation,
 }
 
-impl ConvOptions {
+impl Options {
     pub fn algorithm(self, algorithm: Algorithm) -> Self {
-        ConvOptions { algorithm, ..self }
+        Options { algorithm, ..self }
     }
 
     pub fn layout(self, layout: Layout) -> Self {
-        ConvOptions { layout, ..self }
+        Options { layout, ..self }
     }
 
     pub fn activation(self, activation: Activation) -> Self {
-        ConvOptions { activation, ..self }
+        Options { activation, ..self }
     }
 }

@@ -1,12 +1,12 @@
-//! Bad index arguments: checked on the host where the indices are readable there, and
-//! otherwise by the kernels that read them, which skip the rows they belong to and keep the
-//! first error in a status word (`HIPCONV_STATUS_*` in hipconv.h) that the operation owns.
-//! `wait_and_check` reads and clears it. Both paths give the same `Error::BadIndex`.
+//! conv1d's bad index arguments: checked on the host where the indices are readable there,
+//! and otherwise by the kernels that read them, which skip the rows they belong to and keep
+//! the first error in the core's device status word (crate::status) with one of the codes
+//! below (`HIPCONV_STATUS_*` in hip/include/hipconv/conv1d.h). Both paths give the same
+//! `Error::BadIndex`.
 
-use crate::buffer::Buffer;
-use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::runtime::Stream;
+use crate::status::DeviceStatus;
 
 /// What an index is measured against, for the error message.
 #[derive(Clone, Copy, Debug)]
@@ -15,7 +15,7 @@ pub(crate) struct IndexLimits {
     pub(crate) total_tokens: usize,
 }
 
-// The codes of hipconv.h (HIPCONV_STATUS_*), restated so the host backend raises the same
+// The codes of conv1d.h (HIPCONV_STATUS_*), restated so the host backend raises the same
 // errors; gpu.rs asserts that they agree.
 pub(crate) const SLOT_OUT_OF_RANGE: i32 = 1;
 pub(crate) const NEGATIVE_CACHE_SEQLEN: i32 = 2;
@@ -23,8 +23,6 @@ pub(crate) const CU_SEQLENS_START: i32 = 3;
 pub(crate) const CU_SEQLENS_DECREASING: i32 = 4;
 pub(crate) const CU_SEQLENS_RANGE: i32 = 5;
 pub(crate) const CU_SEQLENS_END: i32 = 6;
-/// int32 words of the status: {code, position, value, 0}.
-pub(crate) const STATUS_WORDS: usize = 4;
 
 /// The error for status `code` at `position` with `value`; `on_device` says who found it.
 pub(crate) fn index_error(code: i32, position: usize, value: i64, limits: IndexLimits, on_device: bool) -> Error {
@@ -47,41 +45,12 @@ pub(crate) fn index_error(code: i32, position: usize, value: i64, limits: IndexL
     Error::BadIndex { arg, position, value, expected, found }
 }
 
-/// The status word of one operation object on a GPU (nothing on the host backend, whose
-/// checks run before the call returns).
-#[derive(Debug)]
-pub(crate) struct DeviceStatus {
-    word: Option<Buffer<i32>>,
-}
-
-impl DeviceStatus {
-    /// A cleared word on `device` if it is a GPU (waits for the clearing copy).
-    pub(crate) fn new(device: &Device) -> Result<DeviceStatus> {
-        if !device.is_gpu() {
-            return Ok(DeviceStatus { word: None });
-        }
-        let stream = device.stream()?;
-        Ok(DeviceStatus { word: Some(device.upload(&stream, &[0i32; STATUS_WORDS])?) })
-    }
-
-    /// The device pointer the kernels report into; null on the host backend.
-    pub(crate) fn as_raw_mut(&mut self) -> *mut i32 {
-        self.word.as_mut().map_or(std::ptr::null_mut(), |w| w.as_raw_mut().cast())
-    }
-
-    /// Waits for `stream` (and the work before it), then returns the first index error the
-    /// kernels reported since the last call, clearing the word.
-    pub(crate) fn wait_and_check(&mut self, stream: &Stream, limits: IndexLimits) -> Result<()> {
-        let Some(word) = &mut self.word else {
-            return stream.synchronize();
-        };
-        let words = word.to_vec(stream)?;
-        if words[0] == 0 {
-            return Ok(());
-        }
-        word.zero(stream)?;
-        stream.synchronize()?;
-        Err(index_error(words[0], words[1].max(0) as usize, i64::from(words[2]), limits, true))
+/// Waits for `stream`, then returns the first index error the kernels reported into
+/// `status` since the last call, clearing it.
+pub(crate) fn wait_and_check(status: &mut DeviceStatus, stream: &Stream, limits: IndexLimits) -> Result<()> {
+    match status.wait_and_take(stream)? {
+        None => Ok(()),
+        Some(report) => Err(index_error(report.code, report.position, report.value, limits, true)),
     }
 }
 

@@ -7,61 +7,16 @@
 //! circular buffer whose write position the caller keeps.
 
 use super::check;
-use super::stages::{self, host_data};
-use super::status::{self, DeviceStatus, IndexLimits};
-use super::{Algorithm, ConvOptions, ConvShape};
-use crate::buffer::Buffer;
-use crate::device::Device;
+use super::launch::{self, CacheBuffers};
+use super::options::{Algorithm, Options};
+use super::shape::UpdateShape;
+use super::status::{self, IndexLimits};
+use crate::backend::host_data;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::runtime::{Buffer, Device, Stream};
+use crate::status::DeviceStatus;
 use std::marker::PhantomData;
-
-/// Sizes of one decode step and of the state cache it reads and advances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct UpdateShape {
-    pub batch: usize,
-    pub dim: usize,
-    /// New tokens per row (1 for plain decoding; more for speculative decoding).
-    pub seqlen: usize,
-    pub width: usize,
-    /// Slots of `conv_state [n_slots, dim, state_len]`.
-    pub n_slots: usize,
-    /// Inputs each slot holds, at least width−1.
-    pub state_len: usize,
-}
-
-impl UpdateShape {
-    /// One slot per row (`n_slots = batch`) of exactly width−1 inputs; see [`UpdateShape::slots`].
-    pub fn new(batch: usize, dim: usize, seqlen: usize, width: usize) -> UpdateShape {
-        UpdateShape { batch, dim, seqlen, width, n_slots: batch, state_len: width.saturating_sub(1) }
-    }
-
-    /// The same step against a cache of `n_slots` slots of `state_len` inputs.
-    pub fn slots(self, n_slots: usize, state_len: usize) -> UpdateShape {
-        UpdateShape { n_slots, state_len, ..self }
-    }
-
-    /// x and y as a forward's shape: `[batch, dim, seqlen]`.
-    pub fn conv_shape(&self) -> ConvShape {
-        ConvShape::new(self.batch, self.dim, self.seqlen, self.width)
-    }
-
-    /// Elements of x and y: batch·dim·seqlen.
-    pub fn x_len(&self) -> usize {
-        self.batch * self.dim * self.seqlen
-    }
-
-    /// Elements of w: dim·width.
-    pub fn w_len(&self) -> usize {
-        self.dim * self.width
-    }
-
-    /// Elements of `conv_state`: n_slots·dim·state_len.
-    pub fn state_elems(&self) -> usize {
-        self.n_slots * self.dim * self.state_len
-    }
-}
 
 /// The state cache one update reads and advances.
 #[derive(Debug)]
@@ -91,7 +46,7 @@ impl<'a, T: Element> StateCache<'a, T> {
 pub struct CausalConv1dUpdate<T: Element> {
     device: Device,
     shape: UpdateShape,
-    options: ConvOptions,
+    options: Options,
     status: DeviceStatus,
     element: PhantomData<T>,
 }
@@ -99,7 +54,7 @@ pub struct CausalConv1dUpdate<T: Element> {
 impl<T: Element> CausalConv1dUpdate<T> {
     /// Validates the shape and options (layout and activation; the update has one kernel,
     /// so `algorithm` must be `Auto` or `Direct`).
-    pub fn new(device: &Device, shape: UpdateShape, options: ConvOptions) -> Result<Self> {
+    pub fn new(device: &Device, shape: UpdateShape, options: Options) -> Result<Self> {
         check::shape(&shape.conv_shape())?;
         check::update_shape(&shape)?;
         if !matches!(options.algorithm, Algorithm::Auto | Algorithm::Direct) {
@@ -109,7 +64,7 @@ impl<T: Element> CausalConv1dUpdate<T> {
                 hint: "; it has one kernel: use Algorithm::Auto or Direct",
             });
         }
-        let options = ConvOptions { algorithm: Algorithm::Direct, ..options };
+        let options = Options { algorithm: Algorithm::Direct, ..options };
         let status = DeviceStatus::new(device)?;
         Ok(CausalConv1dUpdate { device: device.clone(), shape, options, status, element: PhantomData })
     }
@@ -118,7 +73,7 @@ impl<T: Element> CausalConv1dUpdate<T> {
         self.shape
     }
 
-    pub fn options(&self) -> ConvOptions {
+    pub fn options(&self) -> Options {
         self.options
     }
 
@@ -141,22 +96,26 @@ impl<T: Element> CausalConv1dUpdate<T> {
         y: &mut Buffer<T>,
     ) -> Result<()> {
         let (u, s, device) = (self.shape, self.shape.conv_shape(), self.device.id());
-        check::stream_on(stream, device)?;
+        crate::check::stream_on(stream, device)?;
         check::forward_buffers(&s, self.options.layout, device, x, w, bias, y)?;
         check::update_cache(&u, device, cache.conv_state, cache.state_indices, cache.cache_seqlens)?;
         if !stream.device().is_gpu() {
             let (indices, cache_seqlens) = (cache.state_indices.map(host_data), cache.cache_seqlens.map(host_data));
             status::check_update_indices(indices, cache_seqlens, self.limits())?;
         }
-        stages::run_update(stream, &u, &self.options, (x, w, bias), cache, self.status.as_raw_mut(), y)
+        let StateCache { conv_state, state_indices, cache_seqlens } = cache;
+        let cache = CacheBuffers { conv_state, state_indices, cache_seqlens };
+        // SAFETY: the shape passed check::shape and check::update_shape in `new`; the buffers
+        // and the cache were checked above, the host's indices too; the status word is ours.
+        unsafe { launch::run_update(stream, &u, &self.options, (x, w, bias), cache, self.status.as_raw_mut(), y) }
     }
 
     /// Waits for `stream`, then returns the first bad index the kernel met since the last
     /// call (`Error::BadIndex`: a slot ≥ n_slots, a negative write position), clearing it.
     /// The rows with a bad index were skipped: their states untouched, their outputs NaN.
     pub fn wait_and_check(&mut self, stream: &Stream) -> Result<()> {
-        check::stream_on(stream, self.device.id())?;
+        crate::check::stream_on(stream, self.device.id())?;
         let limits = self.limits();
-        self.status.wait_and_check(stream, limits)
+        status::wait_and_check(&mut self.status, stream, limits)
     }
 }

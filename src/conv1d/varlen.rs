@@ -11,46 +11,17 @@
 //! checks them, and skips (and reports) sequences whose offsets are bad.
 
 use super::check::{self, StateRows};
-use super::stages::{self, host_data, Packed};
-use super::status::{self, DeviceStatus, IndexLimits};
-use super::{Algorithm, ConvOptions, ConvShape, ConvStates};
-use crate::buffer::Buffer;
-use crate::device::Device;
+use super::forward::States;
+use super::launch::{self, Packed};
+use super::options::{Algorithm, Options};
+use super::shape::VarlenShape;
+use super::status::{self, IndexLimits};
+use crate::backend::host_data;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::runtime::{Buffer, Device, Stream};
+use crate::status::DeviceStatus;
 use std::marker::PhantomData;
-
-/// Sizes of a packed variable-length batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct VarlenShape {
-    pub n_seqs: usize,
-    pub dim: usize,
-    /// Tokens of all sequences together: `cu_seqlens[n_seqs]`.
-    pub total_tokens: usize,
-    pub width: usize,
-}
-
-impl VarlenShape {
-    pub fn new(n_seqs: usize, dim: usize, total_tokens: usize, width: usize) -> VarlenShape {
-        VarlenShape { n_seqs, dim, total_tokens, width }
-    }
-
-    /// The packed tensor as a forward's shape: batch 1, seqlen = total tokens.
-    pub fn packed(&self) -> ConvShape {
-        ConvShape::new(1, self.dim, self.total_tokens, self.width)
-    }
-
-    /// Elements of x and y: dim·total_tokens.
-    pub fn x_len(&self) -> usize {
-        self.dim * self.total_tokens
-    }
-
-    /// Elements of the initial or final states `[n_seqs, dim, width−1]`.
-    pub fn state_elems(&self) -> usize {
-        self.n_seqs * self.dim * (self.width - 1)
-    }
-}
 
 /// The forward of packed variable-length batches of one shape and set of options on one
 /// device; owns the status word its kernels report bad `cu_seqlens` into.
@@ -58,7 +29,7 @@ impl VarlenShape {
 pub struct CausalConv1dVarlen<T: Element> {
     device: Device,
     shape: VarlenShape,
-    options: ConvOptions,
+    options: Options,
     status: DeviceStatus,
     element: PhantomData<T>,
 }
@@ -66,7 +37,7 @@ pub struct CausalConv1dVarlen<T: Element> {
 impl<T: Element> CausalConv1dVarlen<T> {
     /// Validates the shape and options, resolving `Auto` for the packed tokens as one
     /// sequence (`Im2colGemm` has no sequence boundaries: `Error::Unsupported`).
-    pub fn new(device: &Device, shape: VarlenShape, options: ConvOptions) -> Result<Self> {
+    pub fn new(device: &Device, shape: VarlenShape, options: Options) -> Result<Self> {
         let packed = shape.packed();
         check::shape(&packed)?;
         check::varlen_shape(&shape)?;
@@ -78,7 +49,7 @@ impl<T: Element> CausalConv1dVarlen<T> {
             });
         }
         let algorithm = check::resolve_algorithm::<T>(device, &packed, &options)?;
-        let options = ConvOptions { algorithm, ..options };
+        let options = Options { algorithm, ..options };
         let status = DeviceStatus::new(device)?;
         Ok(CausalConv1dVarlen { device: device.clone(), shape, options, status, element: PhantomData })
     }
@@ -88,7 +59,7 @@ impl<T: Element> CausalConv1dVarlen<T> {
     }
 
     /// The options in force; `algorithm` is the resolved one, never `Auto`.
-    pub fn options(&self) -> ConvOptions {
+    pub fn options(&self) -> Options {
         self.options
     }
 
@@ -109,26 +80,33 @@ impl<T: Element> CausalConv1dVarlen<T> {
         cu_seqlens: &Buffer<i32>,
         w: &Buffer<T>,
         bias: Option<&Buffer<T>>,
-        states: ConvStates<'_, T>,
+        states: States<'_, T>,
         y: &mut Buffer<T>,
     ) -> Result<()> {
         let (v, s, device) = (self.shape, self.shape.packed(), self.device.id());
-        check::stream_on(stream, device)?;
+        crate::check::stream_on(stream, device)?;
         check::forward_buffers(&s, self.options.layout, device, x, w, bias, y)?;
-        check::buffer("cu_seqlens", cu_seqlens, device, v.n_seqs + 1, || format!("[n_seqs+1 {}] int32", v.n_seqs + 1))?;
-        let ConvStates { initial, final_states } = states;
+        crate::check::buffer("cu_seqlens", cu_seqlens, device, v.n_seqs + 1, || {
+            format!("[n_seqs+1 {}] int32", v.n_seqs + 1)
+        })?;
+        let States { initial, final_states } = states;
         let rows = StateRows { count: v.n_seqs, name: "n_seqs" };
         check::states(&s, rows, self.options.algorithm, device, initial, final_states.as_deref())?;
         if !stream.device().is_gpu() {
             status::check_cu_seqlens(host_data(cu_seqlens), self.limits())?;
         }
         let packed = Some(Packed { cu_seqlens, status: self.status.as_raw_mut() });
-        stages::run_forward(stream, &s, &self.options, x, w, bias, initial, packed, y)?;
-        match final_states {
-            Some(final_states) => {
-                stages::run_final_states(stream, &s, self.options.layout, x, initial, packed, final_states)
+        // SAFETY: the packed shape and options passed check::shape, check::varlen_shape and
+        // check::resolve_algorithm in `new`; buffers, cu_seqlens (and on the host its values)
+        // and states were checked above; the status word is ours.
+        unsafe {
+            launch::run_forward(stream, &s, &self.options, x, w, bias, initial, packed, y)?;
+            match final_states {
+                Some(final_states) => {
+                    launch::run_final_states(stream, &s, self.options.layout, x, initial, packed, final_states)
+                }
+                None => Ok(()),
             }
-            None => Ok(()),
         }
     }
 
@@ -136,8 +114,8 @@ impl<T: Element> CausalConv1dVarlen<T> {
     /// since the last call (`Error::BadIndex`), clearing it. The sequences it bounds were
     /// skipped by the boundary pass, so their outputs are not to be used.
     pub fn wait_and_check(&mut self, stream: &Stream) -> Result<()> {
-        check::stream_on(stream, self.device.id())?;
+        crate::check::stream_on(stream, self.device.id())?;
         let limits = self.limits();
-        self.status.wait_and_check(stream, limits)
+        status::wait_and_check(&mut self.status, stream, limits)
     }
 }

@@ -4,10 +4,11 @@
 //! then its tokens).
 
 use super::{index, nan, reference_conv, rel_norm_error, tolerance, Rng};
-use hipconv::{
-    Activation, Algorithm, Buffer, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, ConvOptions, ConvShape,
-    ConvStates, Device, Element, Layout, StateCache, Stream, UpdateShape, VarlenShape,
+use hipconv::conv1d::{
+    Activation, Algorithm, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, Layout, Options, Shape, StateCache,
+    States, UpdateShape, VarlenShape,
 };
+use hipconv::{Buffer, Device, Element, Stream};
 
 pub fn upload<T: hipconv::Scalar>(device: &Device, stream: &Stream, values: &[T]) -> Buffer<T> {
     if values.is_empty() {
@@ -24,13 +25,13 @@ pub fn download<T: hipconv::Scalar>(stream: &Stream, buffer: &Buffer<T>) -> Vec<
 }
 
 /// Elements of a `[batch, dim, width−1]` state.
-pub fn state_len(s: &ConvShape) -> usize {
+pub fn state_len(s: &Shape) -> usize {
     s.batch * s.dim * (s.width - 1)
 }
 
 /// Times [from, to) of `x` (shape `s`, `layout`) as a sequence of its own.
-fn slice_time<T: Element>(s: &ConvShape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
-    let part = ConvShape::new(s.batch, s.dim, to - from, s.width);
+fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
+    let part = Shape::new(s.batch, s.dim, to - from, s.width);
     let mut out = vec![T::from_f32(0.0); part.x_len()];
     for b in 0..s.batch {
         for c in 0..s.dim {
@@ -47,8 +48,8 @@ fn slice_time<T: Element>(s: &ConvShape, layout: Layout, x: &[T], from: usize, t
 fn run_chunk<T: Element>(
     device: &Device,
     stream: &Stream,
-    s: ConvShape,
-    options: ConvOptions,
+    s: Shape,
+    options: Options,
     x: &[T],
     w: &Buffer<T>,
     bias: &Buffer<T>,
@@ -59,19 +60,19 @@ fn run_chunk<T: Element>(
     let mut y = upload(device, stream, &vec![nan::<T>(); s.x_len()]);
     let mut final_states = upload(device, stream, &vec![nan::<T>(); state_len(&s)]);
     let mut conv = CausalConv1d::<T>::with_options(device, s, options).unwrap();
-    let states = ConvStates { initial: Some(&initial), final_states: Some(&mut final_states) };
+    let states = States { initial: Some(&initial), final_states: Some(&mut final_states) };
     conv.forward_with_states(stream, &x, w, Some(bias), states, &mut y).unwrap();
     (download(stream, &y), download(stream, &final_states))
 }
 
 /// Cuts a random sequence at `cut`, runs both chunks with states, and compares with the
 /// reference of the whole sequence preceded by the initial state.
-pub fn check_chunked<T: Element>(device: &Device, s: ConvShape, options: ConvOptions, cut: usize, rng: &mut Rng) {
+pub fn check_chunked<T: Element>(device: &Device, s: Shape, options: Options, cut: usize, rng: &mut Rng) {
     let (layout, history) = (options.layout, s.width - 1);
     let (x, w, bias, s0): (Vec<T>, Vec<T>, Vec<T>, Vec<T>) =
         (rng.vec(s.x_len()), rng.vec(s.w_len()), rng.vec(s.dim), rng.vec(state_len(&s)));
     // The whole input as the reference sees it: the initial state, then x.
-    let whole = ConvShape::new(s.batch, s.dim, history + s.seqlen, s.width);
+    let whole = Shape::new(s.batch, s.dim, history + s.seqlen, s.width);
     let mut x_whole = vec![T::from_f32(0.0); whole.x_len()];
     for b in 0..s.batch {
         for c in 0..s.dim {
@@ -98,8 +99,8 @@ pub fn check_chunked<T: Element>(device: &Device, s: ConvShape, options: ConvOpt
 
     let stream = device.stream().unwrap();
     let (w_buf, bias_buf) = (upload(device, &stream, &w), upload(device, &stream, &bias));
-    let shape_a = ConvShape::new(s.batch, s.dim, cut, s.width);
-    let shape_b = ConvShape::new(s.batch, s.dim, s.seqlen - cut, s.width);
+    let shape_a = Shape::new(s.batch, s.dim, cut, s.width);
+    let shape_b = Shape::new(s.batch, s.dim, s.seqlen - cut, s.width);
     let (y_a, final_a) =
         run_chunk(device, &stream, shape_a, options, &slice_time(&s, layout, &x, 0, cut), &w_buf, &bias_buf, &s0);
     let x_b = slice_time(&s, layout, &x, cut, s.seqlen);
@@ -179,7 +180,7 @@ pub fn check_decode<T: Element>(device: &Device, case: DecodeCase, rng: &mut Rng
     }
     let mut positions: Vec<i32> = (0..u.batch).map(|_| rng.range(0, 3 * l.max(1)) as i32).collect();
     let (w, bias, state0): (Vec<T>, Vec<T>, Vec<T>) = (rng.vec(u.w_len()), rng.vec(u.dim), rng.vec(u.state_elems()));
-    let options = ConvOptions::default().layout(case.layout).activation(if case.silu {
+    let options = Options::default().layout(case.layout).activation(if case.silu {
         Activation::Silu
     } else {
         Activation::Identity
@@ -289,14 +290,14 @@ pub fn check_varlen<T: Element>(device: &Device, case: &VarlenCase, rng: &mut Rn
     let (x, w, bias, initial): (Vec<T>, Vec<T>, Vec<T>, Vec<T>) =
         (rng.vec(v.x_len()), rng.vec(case.dim * case.width), rng.vec(case.dim), rng.vec(v.state_elems()));
     let activation = if case.silu { Activation::Silu } else { Activation::Identity };
-    let options = ConvOptions { algorithm: case.algorithm, layout: case.layout, activation };
+    let options = Options { algorithm: case.algorithm, layout: case.layout, activation };
     let mut op = CausalConv1dVarlen::<T>::new(device, v, options).unwrap();
     let (x_buf, w_buf, bias_buf) =
         (upload(device, &stream, &x), upload(device, &stream, &w), upload(device, &stream, &bias));
     let (cu_buf, initial_buf) = (upload(device, &stream, &cu), upload(device, &stream, &initial));
     let mut y = upload(device, &stream, &vec![nan::<T>(); v.x_len()]);
     let mut final_states = upload(device, &stream, &vec![nan::<T>(); v.state_elems()]);
-    let states = ConvStates { initial: case.initial.then_some(&initial_buf), final_states: Some(&mut final_states) };
+    let states = States { initial: case.initial.then_some(&initial_buf), final_states: Some(&mut final_states) };
     op.forward(&stream, &x_buf, &cu_buf, &w_buf, Some(&bias_buf), states, &mut y).unwrap();
     op.wait_and_check(&stream).unwrap();
     let (y, final_states) = (download(&stream, &y), download(&stream, &final_states));

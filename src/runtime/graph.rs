@@ -2,17 +2,17 @@
 //! graph). A captured forward replays with whatever the captured buffers hold at launch
 //! time, which is how a serving loop reuses it.
 
-use crate::device::Device;
+use super::device::Device;
+use super::handle::GraphExecHandle;
+use super::stream::Stream;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
-use std::ffi::c_void;
 
 /// An instantiated, replayable graph on one device.
 #[derive(Debug)]
 pub struct Graph {
     device: Device,
     #[cfg_attr(not(hipconv_gpu), allow(dead_code))]
-    exec: *mut c_void,
+    exec: GraphExecHandle,
 }
 
 // SAFETY: an instantiated graph may be launched from any thread in both runtimes.
@@ -32,15 +32,13 @@ impl Stream {
         }
         #[cfg(hipconv_gpu)]
         {
-            use crate::gpu::{check, sys};
+            use super::result;
             self.device().activate()?;
             // SAFETY: the stream handle is live for the lifetime of `self`.
-            check(unsafe { sys::hipconv_stream_begin_capture(self.as_raw()) }, "hipStreamBeginCapture")?;
+            unsafe { result::stream_begin_capture(self.handle())? };
             let recorded = record(self);
-            let mut exec = std::ptr::null_mut();
             // SAFETY: ends the capture begun above, whether or not `record` succeeded.
-            let ended =
-                check(unsafe { sys::hipconv_stream_end_capture(self.as_raw(), &mut exec) }, "hipStreamEndCapture");
+            let (exec, ended) = unsafe { result::stream_end_capture(self.handle()) };
             let graph = Graph { device: self.device().clone(), exec };
             recorded?;
             ended?;
@@ -67,11 +65,8 @@ impl Graph {
         #[cfg(hipconv_gpu)]
         {
             self.device.activate()?;
-            // SAFETY: exec is a live instantiated graph; the stream is live.
-            crate::gpu::check(
-                unsafe { crate::gpu::sys::hipconv_graph_launch(self.exec, stream.as_raw()) },
-                "hipGraphLaunch",
-            )
+            // SAFETY: exec is a live instantiated graph; the stream is live and of its device.
+            unsafe { super::result::graph_launch(self.exec, stream.handle()) }
         }
         #[cfg(not(hipconv_gpu))]
         unreachable!("no graph can exist without a GPU backend")
@@ -83,7 +78,7 @@ impl Drop for Graph {
         #[cfg(hipconv_gpu)]
         if !self.exec.is_null() {
             // SAFETY: created by end_capture, destroyed once; a failure cannot be reported here.
-            let _ = unsafe { crate::gpu::sys::hipconv_graph_exec_destroy(self.exec) };
+            let _ = unsafe { super::result::graph_exec_destroy(self.exec) };
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Typed buffers owned by one device: device memory on a GPU, a `Vec` on the host.
 
-use crate::device::{Device, DeviceId};
+use super::device::{Device, DeviceId};
+use super::stream::Stream;
 use crate::element::Scalar;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
 use std::ffi::c_void;
 
 /// `len` elements of `T` on one device. GPU memory is freed on drop.
@@ -38,7 +38,7 @@ impl<T: Scalar> Buffer<T> {
                 {
                     device.activate()?;
                     let bytes = byte_len::<T>(len)?;
-                    let ptr = if bytes == 0 { std::ptr::null_mut() } else { crate::gpu::malloc(bytes)? };
+                    let ptr = if bytes == 0 { std::ptr::null_mut() } else { super::result::malloc(bytes)? };
                     Storage::Gpu { ptr, owned: true }
                 }
                 #[cfg(not(hipconv_gpu))]
@@ -111,7 +111,7 @@ impl<T: Scalar> Buffer<T> {
             Storage::Gpu { ptr, .. } => unsafe {
                 gpu_copy_and_wait::<T>(
                     stream,
-                    crate::gpu::CopyKind::HostToDevice,
+                    super::result::CopyKind::HostToDevice,
                     *ptr,
                     src.as_ptr().cast(),
                     src.len(),
@@ -135,7 +135,7 @@ impl<T: Scalar> Buffer<T> {
             Storage::Gpu { ptr, .. } => unsafe {
                 gpu_copy_and_wait::<T>(
                     stream,
-                    crate::gpu::CopyKind::DeviceToHost,
+                    super::result::CopyKind::DeviceToHost,
                     dst.as_mut_ptr().cast(),
                     *ptr,
                     dst.len(),
@@ -166,12 +166,12 @@ impl<T: Scalar> Buffer<T> {
                 // SAFETY: both buffers hold `len` elements on this device and outlive the
                 // copy (the caller keeps them alive while the stream runs, as for launches).
                 unsafe {
-                    crate::gpu::memcpy_async(
-                        crate::gpu::CopyKind::DeviceToDevice,
+                    super::result::memcpy_async(
+                        super::result::CopyKind::DeviceToDevice,
                         *dst,
                         *src,
                         byte_len::<T>(self.len)?,
-                        stream.as_raw(),
+                        stream.handle(),
                     )?
                 }
             }
@@ -191,7 +191,7 @@ impl<T: Scalar> Buffer<T> {
                 stream.device().activate()?;
                 // SAFETY: the buffer holds `len` elements on this device and outlives the
                 // memset (the caller keeps it alive while the stream runs).
-                unsafe { crate::gpu::memset_async(*ptr, 0, byte_len::<T>(self.len)?, stream.as_raw())? }
+                unsafe { super::result::memset_async(*ptr, 0, byte_len::<T>(self.len)?, stream.handle())? }
             }
             #[cfg(not(hipconv_gpu))]
             Storage::Gpu { .. } => unreachable!("no GPU buffer can exist without a GPU backend"),
@@ -233,7 +233,7 @@ impl<T: Scalar> Drop for Buffer<T> {
             if !ptr.is_null() {
                 // SAFETY: owned pointers come from gpu::malloc and are freed once. A failure
                 // cannot be reported from drop; the memory is released by the runtime's exit.
-                let _ = unsafe { crate::gpu::free(ptr) };
+                let _ = unsafe { super::result::free(ptr) };
             }
         }
     }
@@ -246,13 +246,13 @@ impl<T: Scalar> Drop for Buffer<T> {
 #[cfg(hipconv_gpu)]
 unsafe fn gpu_copy_and_wait<T>(
     stream: &Stream,
-    kind: crate::gpu::CopyKind,
+    kind: super::result::CopyKind,
     dst: *mut c_void,
     src: *const c_void,
     len: usize,
 ) -> Result<()> {
     stream.device().activate()?;
-    crate::gpu::memcpy_async(kind, dst, src, byte_len::<T>(len)?, stream.as_raw())?;
+    super::result::memcpy_async(kind, dst, src, byte_len::<T>(len)?, stream.handle())?;
     stream.synchronize()
 }
 

@@ -1,13 +1,11 @@
-//! The GPU backend's lower layers: raw bindings generated from `hip/include/hipconv.h`
-//! (`sys`) and thin wrappers that turn each status code into a `Result` (this module).
-//! Compiled only when build.rs built a GPU backend (`cfg(hipconv_gpu)`).
+//! The runtime's result layer: one safe or `unsafe` wrapper per call of the C ABI's runtime
+//! part (`hip/include/hipconv/runtime.h`), turning its status code into a `Result` that names
+//! the call, and taking typed handles ([`StreamHandle`], [`EventHandle`],
+//! [`GraphExecHandle`]) instead of the ABI's opaque pointers. Compiled only when build.rs
+//! built a GPU backend (`cfg(hipconv_gpu)`); the safe types in this folder sit on top.
 
-pub(crate) mod sys {
-    #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
-    #![allow(clippy::all)]
-    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
-}
-
+use super::handle::{EventHandle, GraphExecHandle, StreamHandle};
+use super::sys;
 use crate::error::{Error, Result};
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -106,8 +104,9 @@ pub(crate) unsafe fn memcpy_async(
     dst: *mut c_void,
     src: *const c_void,
     bytes: usize,
-    stream: *mut c_void,
+    stream: StreamHandle,
 ) -> Result<()> {
+    let stream = stream.as_raw();
     let status = match direction {
         CopyKind::HostToDevice => sys::hipconv_memcpy_htod_async(dst, src, bytes, stream),
         CopyKind::DeviceToHost => sys::hipconv_memcpy_dtoh_async(dst, src, bytes, stream),
@@ -120,63 +119,88 @@ pub(crate) unsafe fn memcpy_async(
 ///
 /// # Safety
 /// `dst` must be valid for `bytes` of device memory until the memset has completed.
-pub(crate) unsafe fn memset_async(dst: *mut c_void, byte: u8, bytes: usize, stream: *mut c_void) -> Result<()> {
-    check(sys::hipconv_memset_async(dst, i32::from(byte), bytes, stream), "hipMemsetAsync")
+pub(crate) unsafe fn memset_async(dst: *mut c_void, byte: u8, bytes: usize, stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_memset_async(dst, i32::from(byte), bytes, stream.as_raw()), "hipMemsetAsync")
 }
 
-pub(crate) fn stream_create() -> Result<*mut c_void> {
+pub(crate) fn stream_create() -> Result<StreamHandle> {
     let mut stream = ptr::null_mut();
     // SAFETY: writes one handle.
     check(unsafe { sys::hipconv_stream_create(&mut stream) }, "hipStreamCreateWithFlags")?;
-    Ok(stream)
+    Ok(StreamHandle::from_raw(stream))
 }
 
 /// # Safety
 /// `stream` must be a live stream handle (or null for the default stream).
-pub(crate) unsafe fn stream_synchronize(stream: *mut c_void) -> Result<()> {
-    check(sys::hipconv_stream_synchronize(stream), "hipStreamSynchronize")
+pub(crate) unsafe fn stream_synchronize(stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_stream_synchronize(stream.as_raw()), "hipStreamSynchronize")
 }
 
 /// # Safety
 /// `stream` must come from [`stream_create`] and not be used afterwards.
-pub(crate) unsafe fn stream_destroy(stream: *mut c_void) -> Result<()> {
-    check(sys::hipconv_stream_destroy(stream), "hipStreamDestroy")
+pub(crate) unsafe fn stream_destroy(stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_stream_destroy(stream.as_raw()), "hipStreamDestroy")
 }
 
-pub(crate) fn event_create() -> Result<*mut c_void> {
+pub(crate) fn event_create() -> Result<EventHandle> {
     let mut event = ptr::null_mut();
     // SAFETY: writes one handle.
     check(unsafe { sys::hipconv_event_create(&mut event) }, "hipEventCreate")?;
-    Ok(event)
+    Ok(EventHandle::from_raw(event))
 }
 
 /// # Safety
 /// `event` must be live; `stream` live or null.
-pub(crate) unsafe fn event_record(event: *mut c_void, stream: *mut c_void) -> Result<()> {
-    check(sys::hipconv_event_record(event, stream), "hipEventRecord")
+pub(crate) unsafe fn event_record(event: EventHandle, stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_event_record(event.as_raw(), stream.as_raw()), "hipEventRecord")
 }
 
 /// Milliseconds between two recorded events; waits for `end`.
 ///
 /// # Safety
 /// Both events must be live and recorded.
-pub(crate) unsafe fn event_elapsed_ms(start: *mut c_void, end: *mut c_void) -> Result<f32> {
-    check(sys::hipconv_event_synchronize(end), "hipEventSynchronize")?;
+pub(crate) unsafe fn event_elapsed_ms(start: EventHandle, end: EventHandle) -> Result<f32> {
+    check(sys::hipconv_event_synchronize(end.as_raw()), "hipEventSynchronize")?;
     let mut ms = 0f32;
-    check(sys::hipconv_event_elapsed_ms(&mut ms, start, end), "hipEventElapsedTime")?;
+    check(sys::hipconv_event_elapsed_ms(&mut ms, start.as_raw(), end.as_raw()), "hipEventElapsedTime")?;
     Ok(ms)
 }
 
 /// # Safety
 /// `event` must come from [`event_create`] and not be used afterwards.
-pub(crate) unsafe fn event_destroy(event: *mut c_void) -> Result<()> {
-    check(sys::hipconv_event_destroy(event), "hipEventDestroy")
+pub(crate) unsafe fn event_destroy(event: EventHandle) -> Result<()> {
+    check(sys::hipconv_event_destroy(event.as_raw()), "hipEventDestroy")
 }
 
-/// The GEMM's compile-time tile configuration.
-pub(crate) fn gemm_config() -> sys::hipconv_gemm_config {
-    let mut config = sys::hipconv_gemm_config::default();
-    // SAFETY: writes one struct.
-    unsafe { sys::hipconv_gemm_abt_config(&mut config) };
-    config
+/// Starts capturing the work enqueued on `stream` (thread-local capture mode).
+///
+/// # Safety
+/// `stream` must be a live stream that is not capturing already.
+pub(crate) unsafe fn stream_begin_capture(stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_stream_begin_capture(stream.as_raw()), "hipStreamBeginCapture")
+}
+
+/// Ends the capture begun on `stream` and instantiates it. A null handle comes back with
+/// the error when the capture or the instantiation failed.
+///
+/// # Safety
+/// `stream` must be capturing (see [`stream_begin_capture`]).
+pub(crate) unsafe fn stream_end_capture(stream: StreamHandle) -> (GraphExecHandle, Result<()>) {
+    let mut exec = ptr::null_mut();
+    let ended = check(sys::hipconv_stream_end_capture(stream.as_raw(), &mut exec), "hipStreamEndCapture");
+    (GraphExecHandle::from_raw(exec), ended)
+}
+
+/// Enqueues one replay of `exec` on `stream`.
+///
+/// # Safety
+/// `exec` must be a live instantiated graph and `stream` a live stream of its device.
+pub(crate) unsafe fn graph_launch(exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
+    check(sys::hipconv_graph_launch(exec.as_raw(), stream.as_raw()), "hipGraphLaunch")
+}
+
+/// # Safety
+/// `exec` must come from [`stream_end_capture`] and not be used afterwards.
+pub(crate) unsafe fn graph_exec_destroy(exec: GraphExecHandle) -> Result<()> {
+    check(sys::hipconv_graph_exec_destroy(exec.as_raw()), "hipGraphExecDestroy")
 }

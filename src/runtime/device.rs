@@ -1,9 +1,9 @@
 //! Devices: the host backend, or one GPU of the backend this crate was compiled for.
 
-use crate::buffer::Buffer;
+use super::buffer::Buffer;
+use super::stream::Stream;
 use crate::element::Scalar;
 use crate::error::{Error, Result};
-use crate::stream::Stream;
 use std::fmt;
 use std::sync::Arc;
 
@@ -93,18 +93,18 @@ impl Device {
     pub fn gpu(ordinal: u32) -> Result<Device> {
         #[cfg(hipconv_gpu)]
         {
-            let count = crate::gpu::device_count()?;
+            let count = super::result::device_count()?;
             if ordinal >= count {
                 return Err(Error::NoGpu {
                     reason: format!("GPU {ordinal} was asked for, the runtime reports {count} device(s)"),
                 });
             }
-            let info = crate::gpu::device_info(ordinal)?;
+            let info = super::result::device_info(ordinal)?;
             let backend = if cfg!(hipconv_rocm) { Backend::Rocm } else { Backend::Cuda };
             let properties = DeviceProperties {
-                name: crate::gpu::char_array_to_string(&info.name),
+                name: super::result::char_array_to_string(&info.name),
                 backend,
-                arch: crate::gpu::char_array_to_string(&info.arch),
+                arch: super::result::char_array_to_string(&info.arch),
                 total_memory_bytes: info.total_memory_bytes.max(0) as u64,
                 compute_units: info.multiprocessors.max(0) as u32,
                 wave_size: info.warp_size.max(0) as u32,
@@ -161,7 +161,7 @@ impl Device {
         match self.id {
             DeviceId::Host => Ok(()),
             #[cfg(hipconv_gpu)]
-            DeviceId::Gpu(ordinal) => crate::gpu::set_device(ordinal),
+            DeviceId::Gpu(ordinal) => super::result::set_device(ordinal),
             #[cfg(not(hipconv_gpu))]
             DeviceId::Gpu(_) => unreachable!("no GPU device can exist without a GPU backend"),
         }

@@ -3,13 +3,15 @@
 //! compare them element by element with the GPU's buffers (exact match expected), then
 //! compare the output with an f64 host result. Not compiled without the feature.
 
-use crate::buffer::Buffer;
-use crate::conv1d::reference::{causal_conv1d_f64, error_stats, tolerance};
-use crate::conv1d::{host, CausalConv1d};
-use crate::device::Backend;
+use super::forward::CausalConv1d;
+use super::host;
+use super::pipeline;
+use super::reference::causal_conv1d_f64;
 use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::stream::Stream;
+use crate::error::{Error, Report, Result};
+use crate::runtime::{Backend, Buffer, Stream};
+use crate::testing::{error_stats, tolerance};
+use std::any::Any;
 use std::fmt;
 
 /// Elements that differ between the GPU's buffer and the host's, out of `total`.
@@ -73,6 +75,12 @@ impl VerificationReport {
     }
 }
 
+impl Report for VerificationReport {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 impl fmt::Display for VerificationReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.preprocessing {
@@ -131,8 +139,8 @@ impl<T: Element> CausalConv1d<T> {
         let preprocessing = match self.workspace().filter(|_| self.device().is_gpu()) {
             None => None,
             Some(ws) => {
-                let mut a_host = vec![T::from_f32(0.0); s.a_len()];
-                let mut b_host = vec![T::from_f32(0.0); s.b_len()];
+                let mut a_host = vec![T::from_f32(0.0); pipeline::a_len(&s)];
+                let mut b_host = vec![T::from_f32(0.0); pipeline::b_len(&s)];
                 host::im2col(&s, &x_host, &mut a_host);
                 host::dense_weight(&s, &w_host, &mut b_host);
                 Some(PreprocessingCheck {
@@ -146,7 +154,7 @@ impl<T: Element> CausalConv1d<T> {
         if report.passed() {
             Ok(report)
         } else {
-            Err(Error::VerificationFailed(Box::new(report)))
+            Err(Error::VerificationFailed { op: "conv1d forward", report: Box::new(report) })
         }
     }
 }
