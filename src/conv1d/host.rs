@@ -2,7 +2,7 @@
 //! rows, f32 accumulation, results rounded to the element type once. The im2col and
 //! weight transforms are also what `verify_host` compares the GPU's buffers with.
 
-use super::options::{Layout, Options};
+use super::options::{Algorithm, Layout, Options};
 use super::shape::{Shape, UpdateShape};
 use crate::element::Element;
 use crate::parallel::for_each_row;
@@ -33,18 +33,30 @@ impl<'a, T: Element> Inputs<'a, T> {
     }
 }
 
+/// The inputs of a forward on the host: x and y in the options' layout, w `[dim, width]`,
+/// optional bias `[dim]` and initial states `[batch, dim, width−1]`.
+#[derive(Clone, Copy)]
+pub(crate) struct Operands<'a, T> {
+    pub(crate) x: &'a [T],
+    pub(crate) w: &'a [T],
+    pub(crate) bias: Option<&'a [T]>,
+    pub(crate) initial: Option<&'a [T]>,
+}
+
+/// The forward of `options.algorithm` (resolved; `FusedGemm` sums in its own order, every
+/// other algorithm as `Direct`).
+pub(crate) fn forward<T: Element>(s: &Shape, options: &Options, operands: Operands<'_, T>, y: &mut [T]) {
+    match options.algorithm {
+        Algorithm::FusedGemm => forward_fused_gemm(s, options, operands, y),
+        _ => forward_direct(s, options, operands, y),
+    }
+}
+
 /// The direct forward in either layout:
 /// y[b, c, t] = act(bias[c] + Σ_tap w[c, tap] · x[b, c, t + tap − (width−1)]), the history
 /// before t = 0 from `initial` (zeros without it).
-pub(crate) fn forward_direct<T: Element>(
-    s: &Shape,
-    options: &Options,
-    x: &[T],
-    w: &[T],
-    bias: Option<&[T]>,
-    initial: Option<&[T]>,
-    y: &mut [T],
-) {
+fn forward_direct<T: Element>(s: &Shape, options: &Options, operands: Operands<'_, T>, y: &mut [T]) {
+    let Operands { x, w, bias, initial } = operands;
     let inputs = Inputs::new(s, options.layout, x, initial);
     let history = (s.width - 1) as isize;
     fill_forward(s, options, bias, y, |b, c, t| {
@@ -56,15 +68,8 @@ pub(crate) fn forward_direct<T: Element>(
 /// The forward as `FusedGemm` computes it (hip/conv1d/fused_gemm.hip): output t of a channel
 /// is entry (i, j = t % 16) of `A · B`, `A[i, m] = x[t − j − H + m]` (`m < K = 16 + H`,
 /// `H = 16·⌈(width−1)/16⌉`), `B[m, j] = w[m − H − j + width − 1]` (0 outside the taps).
-pub(crate) fn forward_fused_gemm<T: Element>(
-    s: &Shape,
-    options: &Options,
-    x: &[T],
-    w: &[T],
-    bias: Option<&[T]>,
-    initial: Option<&[T]>,
-    y: &mut [T],
-) {
+fn forward_fused_gemm<T: Element>(s: &Shape, options: &Options, operands: Operands<'_, T>, y: &mut [T]) {
+    let Operands { x, w, bias, initial } = operands;
     let inputs = Inputs::new(s, options.layout, x, initial);
     let history = s.fused_gemm_history();
     fill_forward(s, options, bias, y, |b, c, t| {

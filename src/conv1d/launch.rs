@@ -5,7 +5,7 @@
 //! public operations (forward.rs, stages.rs, update.rs, varlen.rs) are the only callers.
 
 use super::host;
-use super::options::{Algorithm, Layout, Options};
+use super::options::{Layout, Options};
 use super::shape::{Shape, UpdateShape};
 use crate::backend::{host_data, host_data_mut, on_backend};
 use crate::element::Element;
@@ -106,16 +106,12 @@ pub(crate) unsafe fn run_forward<T: Element>(
 ) -> Result<()> {
     on_backend!(stream,
     host: {
-        let (x, w, y) = (host_data(x), host_data(w), host_data_mut(y));
-        let (bias, initial) = (bias.map(host_data), initial.map(host_data));
+        let (x, w, bias) = (host_data(x), host_data(w), bias.map(host_data));
         // A packed batch runs as one sequence first, as on the GPU; its heads are redone.
-        let row_initial = if packed.is_some() { None } else { initial };
-        match options.algorithm {
-            Algorithm::FusedGemm => host::forward_fused_gemm(s, options, x, w, bias, row_initial, y),
-            _ => host::forward_direct(s, options, x, w, bias, row_initial, y),
-        }
+        let row_initial = if packed.is_some() { None } else { initial.map(host_data) };
+        host::forward(s, options, host::Operands { x, w, bias, initial: row_initial }, host_data_mut(y));
         if let Some(packed) = packed {
-            host::sequence_heads(s, options, (x, w, bias), initial, host_data(packed.cu_seqlens), y);
+            host::sequence_heads(s, options, (x, w, bias), initial.map(host_data), host_data(packed.cu_seqlens), host_data_mut(y));
         }
     },
     // SAFETY: x, w, bias, initial, y and packed's buffers live on the stream's device with
