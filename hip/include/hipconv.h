@@ -260,51 +260,61 @@ hipconv_status_t hipconv_conv1d_update_bf16(const hipconv_conv1d_update_params *
 hipconv_status_t hipconv_conv1d_update_f32(const hipconv_conv1d_update_params *params,
                                            hipconv_stream_t stream);
 
-/* ------------------------------------------------- conv1d: input im2col */
+/* ------------------------------------ conv1d: explicit pipeline (Im2colGemm) */
 
 /*
- * x [batch, dim, seqlen] (channel-first)  ->  a [batch*seqlen, width*dim]
+ * preprocess_input (hip/conv1d/preprocess_input.hip): x [batch, dim, seqlen]
+ * (channel-first, contiguous) -> a [batch*seqlen, width*dim]
  *   a[b*seqlen + t, tap*dim + c] = x[b, c, t + tap - (width-1)], 0 where that index < 0.
- * Implicit transpose, causal left padding and im2col in one kernel.
+ * Implicit transpose, causal left padding and im2col in one kernel; an exact copy.
  */
-typedef struct hipconv_preprocess_input_params {
+typedef struct hipconv_conv1d_preprocess_input_params {
     const void *x;
     void *a;
     int32_t batch;
     int32_t dim;
     int32_t seqlen;
     int32_t width;
-} hipconv_preprocess_input_params;
+} hipconv_conv1d_preprocess_input_params;
 
-hipconv_status_t hipconv_preprocess_input_f16(const hipconv_preprocess_input_params *params,
-                                              hipconv_stream_t stream);
-
-/* ------------------------------------------ conv1d: weight densification */
+hipconv_status_t hipconv_conv1d_preprocess_input_f16(const hipconv_conv1d_preprocess_input_params *params,
+                                                     hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_preprocess_input_bf16(const hipconv_conv1d_preprocess_input_params *params,
+                                                      hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_preprocess_input_f32(const hipconv_conv1d_preprocess_input_params *params,
+                                                     hipconv_stream_t stream);
 
 /*
- * w [dim, width] (depthwise)  ->  b [dim, width*dim] (dense, block-diagonal per tap)
+ * preprocess_weight (hip/conv1d/preprocess_weight.hip): w [dim, width] (depthwise) ->
+ * b [dim, width*dim] (dense, block-diagonal per tap)
  *   b[co, tap*dim + ci] = (ci == co) ? w[co, tap] : 0
  */
-typedef struct hipconv_preprocess_weight_params {
+typedef struct hipconv_conv1d_preprocess_weight_params {
     const void *w;
     void *b;
     int32_t dim;
     int32_t width;
-} hipconv_preprocess_weight_params;
+} hipconv_conv1d_preprocess_weight_params;
 
-hipconv_status_t hipconv_preprocess_weight_f16(const hipconv_preprocess_weight_params *params,
-                                               hipconv_stream_t stream);
-
-/* --------------------------------------------- GEMM C = A * B^T, conv epilogue */
+hipconv_status_t hipconv_conv1d_preprocess_weight_f16(const hipconv_conv1d_preprocess_weight_params *params,
+                                                      hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_preprocess_weight_bf16(const hipconv_conv1d_preprocess_weight_params *params,
+                                                       hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_preprocess_weight_f32(const hipconv_conv1d_preprocess_weight_params *params,
+                                                      hipconv_stream_t stream);
 
 /*
- * a [m, k] row-major (leading dimension lda), b [n, k] row-major (ldb):
- *   C[row, col] = sum_k a[row, k] * b[col, k]      (fp32 accumulation)
- * The epilogue writes C straight into the conv output layout y [batch, n, seqlen]:
- *   row = bt*seqlen + t  ->  y[(bt*n + col)*seqlen + t]   (m = batch*seqlen)
- * Runs on matrix cores: MFMA (wave64) on AMD, tensor-core WMMA (warp32) on NVIDIA.
+ * gemm_abt (hip/conv1d/gemm_abt.hip): the shared tiled GEMM (hip/gemm/tiled_gemm.h) with
+ * the conv1d output epilogue.
+ *   a [m, k] row-major (leading dimension lda), b [n, k] row-major (ldb):
+ *     C[row, col] = sum_k a[row, k] * b[col, k]      (fp32 accumulation)
+ *   The epilogue writes C straight into the conv output layout y [batch, n, seqlen]
+ *   (channel-first, contiguous), rounding once:
+ *     row = bt*seqlen + t  ->  y[(bt*n + col)*seqlen + t]   (m = batch*seqlen)
+ * Runs on matrix cores: MFMA (wave64) on AMD, mma.sync (warp32) on NVIDIA; f32 stays
+ * fp32-accurate (fp32 MFMA; 3xTF32 on NVIDIA).
  */
-typedef struct hipconv_gemm_abt_params {
+typedef struct hipconv_conv1d_gemm_abt_params {
     const void *a;
     const void *b;
     void *y;
@@ -314,9 +324,22 @@ typedef struct hipconv_gemm_abt_params {
     int64_t lda;
     int64_t ldb;
     int32_t seqlen;
-} hipconv_gemm_abt_params;
+} hipconv_conv1d_gemm_abt_params;
 
-/* The GEMM's compile-time tile configuration, for reports. */
+hipconv_status_t hipconv_conv1d_gemm_abt_f16(const hipconv_conv1d_gemm_abt_params *params,
+                                             hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_gemm_abt_bf16(const hipconv_conv1d_gemm_abt_params *params,
+                                              hipconv_stream_t stream);
+hipconv_status_t hipconv_conv1d_gemm_abt_f32(const hipconv_conv1d_gemm_abt_params *params,
+                                             hipconv_stream_t stream);
+
+/* ----------------------------------------------------------- the tiled GEMM */
+
+/*
+ * The shared tiled GEMM's tile configuration (hip/gemm/tiled_gemm.h), the same for every
+ * element type and epilogue: block_m x block_n outputs per block, k-step block_k,
+ * waves_m x waves_n waves, inst_m x inst_n x inst_k one step of the matrix-core layer.
+ */
 typedef struct hipconv_gemm_config {
     int32_t block_m;
     int32_t block_n;
@@ -329,9 +352,7 @@ typedef struct hipconv_gemm_config {
     int32_t wave_size;
 } hipconv_gemm_config;
 
-void hipconv_gemm_abt_config(hipconv_gemm_config *config);
-hipconv_status_t hipconv_gemm_abt_f16(const hipconv_gemm_abt_params *params,
-                                      hipconv_stream_t stream);
+void hipconv_gemm_config_get(hipconv_gemm_config *config);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@ use super::heuristics::{self, ArchFamily};
 use super::{Activation, Algorithm, ConvOptions, ConvShape, Layout};
 use crate::buffer::Buffer;
 use crate::device::{Device, DeviceId};
-use crate::element::{DType, Element, Scalar};
+use crate::element::{Element, Scalar};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
@@ -49,14 +49,6 @@ pub(crate) fn im2col_workspace(s: &ConvShape) -> Result<()> {
         ELEMENT_COUNT_LIMIT,
     )?;
     product_within("dim*width*dim (elements of the dense weight B)", &[s.dim, s.width, s.dim], ELEMENT_COUNT_LIMIT)
-}
-
-/// The GPU im2col pipeline is compiled for f16 only.
-pub(crate) fn gpu_dtype<T: Element>(device: &Device, op: &'static str) -> Result<()> {
-    if device.is_gpu() && T::DTYPE != DType::F16 {
-        return Err(Error::UnsupportedDtype { dtype: T::DTYPE, op, supported: "f16" });
-    }
-    Ok(())
 }
 
 pub(crate) fn stream_on(stream: &Stream, device: DeviceId) -> Result<()> {
@@ -144,7 +136,6 @@ pub(crate) fn resolve_algorithm<T: Element>(
             if options.activation != Activation::Identity {
                 return unsupported(format!("activation {:?}", options.activation));
             }
-            gpu_dtype::<T>(device, "Im2colGemm on a GPU")?;
             Ok(Algorithm::Im2colGemm)
         }
     }

@@ -4,7 +4,7 @@
 
 use super::{Activation, Algorithm, ConvOptions, ConvShape, UpdateShape};
 use crate::element::{DType, Element};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::{check, sys};
 use crate::stream::Stream;
 use std::ffi::c_void;
@@ -25,11 +25,18 @@ const _: () = {
     assert!(status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
 };
 
-fn f16_only<T: Element>(op: &'static str) -> Result<()> {
-    match T::DTYPE {
-        DType::F16 => Ok(()),
-        dtype => Err(Error::UnsupportedDtype { dtype, op, supported: "f16" }),
-    }
+type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
+
+/// The entry point of `T`'s dtype among one operation's three (taking params `P`), with its
+/// name for errors.
+macro_rules! by_dtype {
+    ($t:ty, $p:ty, $f16:ident, $bf16:ident, $f32:ident) => {
+        match <$t as Element>::DTYPE {
+            DType::F16 => (sys::$f16 as Launcher<$p>, stringify!($f16)),
+            DType::BF16 => (sys::$bf16 as Launcher<$p>, stringify!($bf16)),
+            DType::F32 => (sys::$f32 as Launcher<$p>, stringify!($f32)),
+        }
+    };
 }
 
 /// # Safety
@@ -41,8 +48,7 @@ pub(crate) unsafe fn preprocess_input<T: Element>(
     x: *const c_void,
     a: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("preprocess_input")?;
-    let params = sys::hipconv_preprocess_input_params {
+    let params = sys::hipconv_conv1d_preprocess_input_params {
         x,
         a,
         batch: s.batch as i32,
@@ -50,7 +56,14 @@ pub(crate) unsafe fn preprocess_input<T: Element>(
         seqlen: s.seqlen as i32,
         width: s.width as i32,
     };
-    check(sys::hipconv_preprocess_input_f16(&params, stream.as_raw()), "hipconv_preprocess_input_f16")
+    let (launch, name) = by_dtype!(
+        T,
+        sys::hipconv_conv1d_preprocess_input_params,
+        hipconv_conv1d_preprocess_input_f16,
+        hipconv_conv1d_preprocess_input_bf16,
+        hipconv_conv1d_preprocess_input_f32
+    );
+    check(launch(&params, stream.as_raw()), name)
 }
 
 /// # Safety
@@ -62,9 +75,15 @@ pub(crate) unsafe fn preprocess_weight<T: Element>(
     w: *const c_void,
     b: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("preprocess_weight")?;
-    let params = sys::hipconv_preprocess_weight_params { w, b, dim: s.dim as i32, width: s.width as i32 };
-    check(sys::hipconv_preprocess_weight_f16(&params, stream.as_raw()), "hipconv_preprocess_weight_f16")
+    let params = sys::hipconv_conv1d_preprocess_weight_params { w, b, dim: s.dim as i32, width: s.width as i32 };
+    let (launch, name) = by_dtype!(
+        T,
+        sys::hipconv_conv1d_preprocess_weight_params,
+        hipconv_conv1d_preprocess_weight_f16,
+        hipconv_conv1d_preprocess_weight_bf16,
+        hipconv_conv1d_preprocess_weight_f32
+    );
+    check(launch(&params, stream.as_raw()), name)
 }
 
 /// # Safety
@@ -77,9 +96,8 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
     b: *const c_void,
     y: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("gemm_abt")?;
     let g = s.gemm();
-    let params = sys::hipconv_gemm_abt_params {
+    let params = sys::hipconv_conv1d_gemm_abt_params {
         a,
         b,
         y,
@@ -90,7 +108,14 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
         ldb: g.ldb as i64,
         seqlen: s.seqlen as i32,
     };
-    check(sys::hipconv_gemm_abt_f16(&params, stream.as_raw()), "hipconv_gemm_abt_f16")
+    let (launch, name) = by_dtype!(
+        T,
+        sys::hipconv_conv1d_gemm_abt_params,
+        hipconv_conv1d_gemm_abt_f16,
+        hipconv_conv1d_gemm_abt_bf16,
+        hipconv_conv1d_gemm_abt_f32
+    );
+    check(launch(&params, stream.as_raw()), name)
 }
 
 /// A packed variable-length batch on the device: `n_seqs + 1` offsets, and the status word
@@ -142,20 +167,6 @@ fn sequences_params(
     let (cu_seqlens, n_seqs, status) =
         packed.map_or((std::ptr::null(), 0, std::ptr::null_mut()), |p| (p.cu_seqlens, p.n_seqs as i32, p.status));
     sys::hipconv_conv1d_sequences_params { conv, cu_seqlens, n_seqs, status }
-}
-
-type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
-
-/// The entry point of `T`'s dtype among one operation's three (taking params `P`), with its
-/// name for errors.
-macro_rules! by_dtype {
-    ($t:ty, $p:ty, $f16:ident, $bf16:ident, $f32:ident) => {
-        match <$t as Element>::DTYPE {
-            DType::F16 => (sys::$f16 as Launcher<$p>, stringify!($f16)),
-            DType::BF16 => (sys::$bf16 as Launcher<$p>, stringify!($bf16)),
-            DType::F32 => (sys::$f32 as Launcher<$p>, stringify!($f32)),
-        }
-    };
 }
 
 /// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with

@@ -16,7 +16,7 @@ use crate::stream::Stream;
 
 /// Input preprocessing: `A[b·seqlen + t, tap·dim + c] = x[b, c, t + tap − (width−1)]`, 0 before t = 0.
 pub fn preprocess_input<T: Element>(stream: &Stream, s: &ConvShape, x: &Buffer<T>, a: &mut Buffer<T>) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "preprocess_input")?;
+    let device = checked_stage(stream, s)?;
     check::buffer("x", x, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
     check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
     run_preprocess_input(stream, s, x, a)
@@ -24,7 +24,7 @@ pub fn preprocess_input<T: Element>(stream: &Stream, s: &ConvShape, x: &Buffer<T
 
 /// Weight preprocessing: `B[co, tap·dim + ci] = (ci == co) ? w[co, tap] : 0`.
 pub fn preprocess_weight<T: Element>(stream: &Stream, s: &ConvShape, w: &Buffer<T>, b: &mut Buffer<T>) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "preprocess_weight")?;
+    let device = checked_stage(stream, s)?;
     check::buffer("w", w, device, s.w_len(), || format!("[dim {}, width {}]", s.dim, s.width))?;
     check::buffer("b", b, device, s.b_len(), || b_layout(s))?;
     run_preprocess_weight(stream, s, w, b)
@@ -38,17 +38,16 @@ pub fn gemm_abt<T: Element>(
     b: &Buffer<T>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "gemm_abt")?;
+    let device = checked_stage(stream, s)?;
     check::buffer("a", a, device, s.a_len(), || a_layout(s))?;
     check::buffer("b", b, device, s.b_len(), || b_layout(s))?;
     check::buffer("y", y, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
     run_gemm_abt(stream, s, a, b, y)
 }
 
-fn checked_stage<T: Element>(stream: &Stream, s: &ConvShape, op: &'static str) -> Result<DeviceId> {
+fn checked_stage(stream: &Stream, s: &ConvShape) -> Result<DeviceId> {
     check::shape(s)?;
     check::im2col_workspace(s)?;
-    check::gpu_dtype::<T>(stream.device(), op)?;
     Ok(stream.device().id())
 }
 

@@ -177,6 +177,6 @@ pub(crate) unsafe fn event_destroy(event: *mut c_void) -> Result<()> {
 pub(crate) fn gemm_config() -> sys::hipconv_gemm_config {
     let mut config = sys::hipconv_gemm_config::default();
     // SAFETY: writes one struct.
-    unsafe { sys::hipconv_gemm_abt_config(&mut config) };
+    unsafe { sys::hipconv_gemm_config_get(&mut config) };
     config
 }
