@@ -19,6 +19,11 @@ typedef hip_bfloat16 hipconv_bf16;
 typedef __nv_bfloat16 hipconv_bf16;
 #endif
 
+// The device type of each dtype suffix of HIPCONV_FOR_EACH_DTYPE (hipconv/runtime.h).
+#define HIPCONV_ELEMENT_f16 __half
+#define HIPCONV_ELEMENT_bf16 hipconv_bf16
+#define HIPCONV_ELEMENT_f32 float
+
 namespace hipconv {
 
 __device__ inline float to_float(float v) { return v; }

@@ -1,6 +1,6 @@
 /*
  * conv1d_fused_gemm: the causal depthwise conv1d as an implicit GEMM on matrix cores,
- * with bias and SiLU fused. Same contract as conv1d_direct (hipconv.h): x, y by strides
+ * with bias and SiLU fused. Same contract as conv1d_direct (hipconv/conv1d.h): x, y by strides
  * (channel-first or channel-last), w [dim, width], bias [dim] or NULL, fp32 accumulation.
  *
  * The GEMM. Per channel c, cut a tile of 256 outputs into 16 rows of 16 times. With
@@ -39,7 +39,7 @@
 #include "block_copy.h"
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "matrix_core.h"
 #include "vector_rows.h"
@@ -343,6 +343,4 @@ hipconv_status_t launch_conv1d_fused_gemm(const hipconv_conv1d_params &p, hipStr
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_fused_gemm, hipconv_conv1d_params)

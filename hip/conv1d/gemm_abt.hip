@@ -17,7 +17,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "tiled_gemm.h"
 
@@ -52,6 +52,4 @@ hipconv_status_t launch_conv1d_gemm_abt(const hipconv_conv1d_gemm_abt_params &p,
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_gemm_abt, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_gemm_abt, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_gemm_abt, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_gemm_abt, hipconv_conv1d_gemm_abt_params)

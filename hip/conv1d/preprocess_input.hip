@@ -17,7 +17,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 
 namespace hipconv {
@@ -102,6 +102,4 @@ hipconv_status_t launch_conv1d_preprocess_input(const hipconv_conv1d_preprocess_
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_input, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_input, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_input, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_preprocess_input, hipconv_conv1d_preprocess_input_params)

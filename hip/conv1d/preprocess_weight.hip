@@ -14,7 +14,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 
 namespace hipconv {
@@ -53,6 +53,4 @@ hipconv_status_t launch_conv1d_preprocess_weight(const hipconv_conv1d_preprocess
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_weight, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_weight, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_preprocess_weight, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_preprocess_weight, hipconv_conv1d_preprocess_weight_params)

@@ -1,6 +1,6 @@
 /*
- * Decode-time update (hipconv.h, hipconv_conv1d_update_params): the outputs of a few new
- * tokens per row against each row's rolling state, and the state advanced in place.
+ * Decode-time update (hipconv/conv1d.h, hipconv_conv1d_update_params): the outputs of a few
+ * new tokens per row against each row's rolling state, and the state advanced in place.
  *
  *   in   x [batch, dim, seqlen] by strides (channel-first or channel-last), w [dim, width],
  *        bias [dim] or NULL, state_indices [batch] or NULL, cache_seqlens [batch] or NULL
@@ -48,7 +48,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "status.h"
 
@@ -488,6 +488,4 @@ hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &p, hip
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_update, hipconv_conv1d_update_params)

@@ -1,8 +1,8 @@
 /*
- * The shared tiled GEMM's compile-time tile configuration (hipconv.h), for reports.
+ * The shared tiled GEMM's compile-time tile configuration (hipconv/gemm.h), for reports.
  * Every instantiation of tiled_gemm.h (any element type, any epilogue) uses these tiles.
  */
-#include "hipconv.h"
+#include "hipconv/gemm.h"
 #include "tiled_gemm.h"
 
 extern "C" void hipconv_gemm_config_get(hipconv_gemm_config *config) {
