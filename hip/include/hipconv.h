@@ -9,8 +9,8 @@
  *   hipconv/conv1d.h    causal depthwise conv1d: params, status codes, entry points
  *
  * Params: one struct per kind of kernel within a family (conv1d's forwards share one; the
- * boundary passes embed it and add their own fields; the decode update and each stage of
- * the explicit pipeline have their own). Exported kernel launchers are named
+ * boundary passes and the decode update embed it and add their own fields; each stage of
+ * the explicit pipeline has its own). Exported kernel launchers are named
  * hipconv_<family>_<op>_<dtype>, dtype f16, bf16 or f32.
  */
 #ifndef HIPCONV_H

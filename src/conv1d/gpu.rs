@@ -275,29 +275,14 @@ pub(crate) unsafe fn conv1d_update<T: Element>(
     p: &UpdatePointers,
 ) -> Result<()> {
     let s = u.conv_shape();
-    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
     let params = sys::hipconv_conv1d_update_params {
-        x: p.x,
-        w: p.w,
-        bias: p.bias,
-        y: p.y,
+        conv: conv1d_params(&s, options, p.x, p.w, p.bias, p.y, (std::ptr::null(), std::ptr::null_mut())),
         conv_state: p.conv_state,
         state_indices: p.state_indices,
         cache_seqlens: p.cache_seqlens,
         status: p.status,
-        batch: s.batch as i32,
-        dim: s.dim as i32,
-        seqlen: s.seqlen as i32,
-        width: s.width as i32,
         n_slots: u.n_slots as i32,
         state_len: u.state_len as i32,
-        x_batch_stride: batch_stride,
-        x_dim_stride: dim_stride,
-        x_seq_stride: seq_stride,
-        y_batch_stride: batch_stride,
-        y_dim_stride: dim_stride,
-        y_seq_stride: seq_stride,
-        silu: i32::from(options.activation == Activation::Silu),
     };
     let (launch, name) = by_dtype!(
         T,

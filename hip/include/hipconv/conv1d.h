@@ -7,9 +7,10 @@
  *   explicit pipeline (Im2colGemm), one params struct per stage:
  *                   hipconv_conv1d_preprocess_input_params, _preprocess_weight_params,
  *                   _gemm_abt_params
- * The boundary passes embed the forward's params (member `conv`) and add their own. Every
- * entry point is hipconv_conv1d_<op>_{f16,bf16,f32} (HIPCONV_DECLARE_PER_DTYPE); it takes
- * its params by pointer and passes them to the kernel by value.
+ * The boundary passes and the update embed the forward's params (member `conv`) and add
+ * their own. Every entry point is hipconv_conv1d_<op>_{f16,bf16,f32}
+ * (HIPCONV_DECLARE_PER_DTYPE); it takes its params by pointer and passes them to the
+ * kernel by value.
  */
 #ifndef HIPCONV_CONV1D_H
 #define HIPCONV_CONV1D_H
@@ -124,7 +125,9 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_final_states, hipconv_conv1d_sequences_
 
 /*
  * One decoding step against rolling states, which it advances in place:
- *   x, y [batch, dim, seqlen] by strides (seqlen = the new tokens, >= 1)
+ *   conv  the forward's params: x, y [batch, dim, seqlen] by strides (seqlen = the new
+ *         tokens, >= 1), w, bias, silu as for a forward; conv.initial_states and
+ *         conv.final_states must be NULL (the states are conv_state)
  *   conv_state [n_slots, dim, state_len] contiguous, state_len >= width-1
  *   state_indices [batch] int32 or NULL (row b uses slot b): a negative index is a padding
  *         row (its y is 0, no state is read or written); >= n_slots is an error (status,
@@ -141,27 +144,13 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_final_states, hipconv_conv1d_sequences_
  * in a graph.
  */
 typedef struct hipconv_conv1d_update_params {
-    const void *x;
-    const void *w;
-    const void *bias;
-    void *y;
+    hipconv_conv1d_params conv;
     void *conv_state;
     const int32_t *state_indices;
     const int32_t *cache_seqlens;
     int32_t *status;
-    int32_t batch;
-    int32_t dim;
-    int32_t seqlen;
-    int32_t width;
     int32_t n_slots;
     int32_t state_len;
-    int64_t x_batch_stride;
-    int64_t x_dim_stride;
-    int64_t x_seq_stride;
-    int64_t y_batch_stride;
-    int64_t y_dim_stride;
-    int64_t y_seq_stride;
-    int32_t silu;
 } hipconv_conv1d_update_params;
 
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_update, hipconv_conv1d_update_params)
