@@ -48,9 +48,9 @@
  *   AMD f32        4 element loads per lane and operand (k = 4i + j).
  *   NVIDIA         ldmatrix.x4, lane l giving the address of row l % 8 of 8x8 block l / 8
  *                  (16-byte rows: 8 k of a 16-bit type, 4 of f32): per operand one for
- *                  f16/bf16, one per k-half for f32 (then split into TF32). Rows and base
- *                  16-byte aligned; conflict-free when the row stride in bytes is an odd
- *                  multiple of 16 (8 rows then cover the 32 banks).
+ *                  f16/bf16, one per k-half for f32 (kept in fp32; mma() splits them into
+ *                  TF32). Rows and base 16-byte aligned; conflict-free when the row stride
+ *                  in bytes is an odd multiple of 16 (8 rows then cover the 32 banks).
  *     A blocks: 0 = rows 0-7, k 0-7 | 1 = rows 8-15, k 0-7 | 2 = rows 0-7, k 8-15 | 3 = rows 8-15, k 8-15
  *     B blocks: 0 = n 0-7, k 0-7    | 1 = n 0-7, k 8-15    | 2 = n 8-15, k 0-7   | 3 = n 8-15, k 8-15
  *     (k in 16-bit elements; halve them for f32) = the registers a0..a3, and b0, b1 of
