@@ -4,24 +4,14 @@
 //! then nvcc, else none (host backend only). AMD targets come from `HIPCONV_AMD_ARCHS`,
 //! NVIDIA targets from `HIPCONV_CUDA_ARCHS` (both `;`- or `,`-separated).
 //! The NVIDIA build runs nvcc on the same HIP sources with `hip/common/compat.h`
-//! (docs/BACKENDS.md says why) and links cudart statically.
+//! (docs/BACKENDS.md says why) and links cudart statically. The sources are every `*.hip`
+//! file under `hip/`; bindgen reads the umbrella header `hip/include/hipconv.h`.
 
 use std::env;
 use std::path::{Path, PathBuf};
 
-const KERNEL_SOURCES: &[&str] = &[
-    "hip/runtime/runtime.hip",
-    "hip/conv1d/direct.hip",
-    "hip/conv1d/direct_channel_first.hip",
-    "hip/conv1d/direct_channel_last.hip",
-    "hip/conv1d/fused_gemm.hip",
-    "hip/conv1d/states.hip",
-    "hip/conv1d/update.hip",
-    "hip/conv1d/preprocess_input.hip",
-    "hip/conv1d/preprocess_weight.hip",
-    "hip/gemm/gemm_abt.hip",
-];
-const INCLUDE_DIRS: &[&str] = &["hip/include", "hip/common"];
+const SOURCE_ROOT: &str = "hip";
+const INCLUDE_DIRS: &[&str] = &["hip/include", "hip/common", "hip/gemm"];
 const DEFAULT_AMD_ARCHS: &str = "gfx90a;gfx940";
 const DEFAULT_CUDA_ARCHS: &str = "80;90";
 const ENV_VARS: &[&str] =
@@ -38,19 +28,46 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(hipconv_gpu)");
     println!("cargo::rustc-check-cfg=cfg(hipconv_rocm)");
     println!("cargo::rustc-check-cfg=cfg(hipconv_cuda)");
-    println!("cargo:rerun-if-changed=hip");
     for var in ENV_VARS {
         println!("cargo:rerun-if-env-changed={var}");
     }
+    // Each source and header by name, and the tree itself, so that a file added anywhere
+    // under it (a new family's folder) reruns this script too.
+    println!("cargo:rerun-if-changed={SOURCE_ROOT}");
+    let files = files_under(Path::new(SOURCE_ROOT));
+    for file in files.iter().filter(|f| has_extension(f, "hip") || has_extension(f, "h")) {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    let sources: Vec<&PathBuf> = files.iter().filter(|f| has_extension(f, "hip")).collect();
 
     let (backend, compiler) = select_backend();
     match backend {
-        Backend::Rocm => build_rocm(&compiler.expect("hipcc path")),
-        Backend::Cuda => build_cuda(&compiler.expect("nvcc path")),
+        Backend::Rocm => build_rocm(&compiler.expect("hipcc path"), &sources),
+        Backend::Cuda => build_cuda(&compiler.expect("nvcc path"), &sources),
         Backend::None => return,
     }
     generate_bindings();
     println!("cargo:rustc-cfg=hipconv_gpu");
+}
+
+/// Every file under `dir`, recursively, sorted (the build is the same on every machine).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|err| panic!("read {}: {err}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap_or_else(|err| panic!("read {}: {err}", dir.display())).path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension().is_some_and(|e| e == extension)
 }
 
 fn select_backend() -> (Backend, Option<PathBuf>) {
@@ -93,18 +110,18 @@ fn arch_list(var: &str, default: &str) -> Vec<String> {
     archs
 }
 
-fn common_build() -> cc::Build {
+fn common_build(sources: &[&PathBuf]) -> cc::Build {
     let mut build = cc::Build::new();
     build.cpp(true).opt_level(3).flag("-std=c++17").warnings(true);
     for dir in INCLUDE_DIRS {
         build.include(dir);
     }
-    build.files(KERNEL_SOURCES);
+    build.files(sources);
     build
 }
 
-fn build_rocm(hipcc: &Path) {
-    let mut build = common_build();
+fn build_rocm(hipcc: &Path, sources: &[&PathBuf]) {
+    let mut build = common_build(sources);
     build.compiler(hipcc).define("HIPCONV_PLATFORM_AMD", None).flag("-x").flag("hip").flag("-fPIC");
     let archs = arch_list("HIPCONV_AMD_ARCHS", DEFAULT_AMD_ARCHS);
     for arch in &archs {
@@ -123,10 +140,10 @@ fn build_rocm(hipcc: &Path) {
     println!("cargo:rustc-cfg=hipconv_rocm");
 }
 
-fn build_cuda(nvcc: &Path) {
+fn build_cuda(nvcc: &Path, sources: &[&PathBuf]) {
     // With cuda(true), cc takes nvcc from $NVCC and uses its own C++ compiler as -ccbin.
     env::set_var("NVCC", nvcc);
-    let mut build = common_build();
+    let mut build = common_build(sources);
     build.cuda(true).cudart("static").define("HIPCONV_PLATFORM_NVIDIA", None).flag("-x").flag("cu");
     // cc turns a debug-info profile into nvcc -G: device code without optimisation, whose
     // kernels would time nothing like the release ones, and whose debug line tables ptxas

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Checks the machine code of a built backend, for every target in ARCHS.
 #
-# 1. The matrix-core kernels run on matrix instructions:
-#      gemm_abt    (Im2colGemm's GEMM, f16):          at least one kind of instruction;
-#      fused_gemm  (FusedGemm, f16 / bf16 / f32):      at least three kinds, one per dtype.
-#    rocm: v_mfma_* in the kernel's code object for every AMD target (from the static
+# 1. The matrix-core kernels run on matrix instructions, for every dtype (f16, bf16, f32)
+#    each one is compiled for:
+#      gemm_abt    tiled_gemm_kernel<T, ...>          (hip/conv1d/gemm_abt.hip: Im2colGemm's
+#                                                      GEMM, hip/gemm/tiled_gemm.h)
+#      fused_gemm  conv1d_fused_gemm_kernel<T, ...>   (hip/conv1d/fused_gemm.hip: FusedGemm)
+#    One line per (target, object, dtype) with the count and kinds of matrix instructions in
+#    that dtype's kernels; it fails if a dtype has no kernel or no matrix instruction.
+#    rocm: v_mfma_* in the object's code object for every AMD target (from the static
 #          library build.rs produced under TARGET_DIR);
-#    cuda: HMMA/HGMMA in the kernel's SASS for every NVIDIA target of BINARY.
+#    cuda: HMMA/HGMMA in the kernels' SASS for every NVIDIA target of BINARY.
+#    The dtype is the kernel's first template argument (__half; hip_bfloat16 or
+#    __nv_bfloat16; float).
 #
 # 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
 #    direct_channel_last.hip, update.hip) move data in 16-byte accesses and keep
@@ -40,7 +46,8 @@ llvm_bin=${HIPCONV_LLVM_BIN:-/usr/lib/llvm-15/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail_matrix=0 fail_stream=0
-kernels=("gemm_abt 1" "fused_gemm 3")
+matrix_kernels=("gemm_abt tiled_gemm_kernel" "fused_gemm conv1d_fused_gemm_kernel")  # "OBJECT KERNEL"
+matrix_dtypes=(f16 bf16 f32)
 streaming=(direct_channel_first direct_channel_last update)  # objects (rocm); conv1d_<name> kernels (cuda)
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
 # cuda: the one object whose local memory is reported but allowed. ptxas keeps the state
@@ -49,9 +56,33 @@ stream_min_sm=90                                             # cuda: the streami
 # 5.89 us per step, b256 d4096 f16). AMD's update kernels have no scratch (checked above).
 cuda_local_allowed=update
 
-report() {  # report BACKEND ARCH KERNEL MIN_KINDS COUNT KINDS
-    echo "$1 $2 $3: $5 matrix instructions of $(wc -w <<<"$6") kinds ($6)"
-    [ "$5" -gt 0 ] && [ "$(wc -w <<<"$6")" -ge "$4" ] || fail_matrix=1
+# "MANGLED_KERNEL INSTRUCTION" lines (INSTRUCTION "-" for a kernel's own line) -> per dtype
+# "DTYPE KERNELS COUNT KINDS...": the kernels of each dtype, their matrix instructions, kinds.
+by_dtype() {
+    "$llvm_bin/llvm-cxxfilt" |
+        sed -E 's/^[^<]*<(__half|hip_bfloat16|__nv_bfloat16|float)[,>].* ([^ ]+)$/\1 \2/;
+                s/^__half /f16 /; s/^(hip_bfloat16|__nv_bfloat16) /bf16 /; s/^float /f32 /' |
+        awk '$2 == "-" { kernels[$1]++; next }
+             { count[$1]++; kinds[$1] = kinds[$1] " " $2 }
+             END { for (d in kernels) print d, kernels[d], count[d] + 0, kinds[d] }' |
+        while read -r dtype n_kernels n_matrix kinds; do
+            echo "$dtype $n_kernels $n_matrix $(tr ' ' '\n' <<<"$kinds" | sed '/^$/d' | sort -u | tr '\n' ' ')"
+        done
+}
+
+report() {  # report BACKEND ARCH OBJECT LINES  (LINES from by_dtype)
+    local dtype line n_kernels n_matrix kinds
+    for dtype in "${matrix_dtypes[@]}"; do
+        line=$(awk -v d="$dtype" '$1 == d' <<<"$4")
+        if [ -z "$line" ]; then
+            echo "$1 $2 $3 $dtype: no kernel"
+            fail_matrix=1
+            continue
+        fi
+        read -r _ n_kernels n_matrix kinds <<<"$line"
+        echo "$1 $2 $3 $dtype: $n_matrix matrix instructions in $n_kernels kernel(s) (${kinds% })"
+        [ "$n_matrix" -gt 0 ] || fail_matrix=1
+    done
 }
 
 count() { grep -cE "$1" <<<"$2" || true; }  # count REGEX TEXT: matching lines
@@ -193,13 +224,14 @@ case $backend in
 rocm)
     lib=$(realpath "$(ls -t "$artifact"/build/hipconv-*/out/libhipconv_kernels.a | sed -n 1p)")
     (cd "$work" && ar x "$lib")
-    for entry in "${kernels[@]}"; do
-        read -r kernel min_kinds <<<"$entry"
+    for entry in "${matrix_kernels[@]}"; do
+        read -r object kernel <<<"$entry"
         for arch in ${archs//;/ }; do
-            asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$(code_object "$kernel" "$arch")")
-            count=$(grep -c 'v_mfma_' <<<"$asm" || true)
-            kinds=$(grep -o 'v_mfma_[a-z0-9_]*' <<<"$asm" | sort -u | tr '\n' ' ' || true)
-            report rocm "$arch" "$kernel" "$min_kinds" "$count" "$kinds"
+            asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$(code_object "$object" "$arch")")
+            lines=$(awk -v k="$kernel" '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 2, length($2) - 3)
+                                                              f = index(name, k) > 0; if (f) print name, "-"; next }
+                                        f && $1 ~ /^v_mfma_/ { print name, $1 }' <<<"$asm" | by_dtype)
+            report rocm "$arch" "$object" "$lines"
         done
     done
     for arch in ${archs//;/ }; do
@@ -213,12 +245,12 @@ cuda)
     for arch in ${archs//;/ }; do
         sm=${arch#sm_}
         sass=$(cuobjdump -sass -arch "sm_$sm" "$artifact")
-        for entry in "${kernels[@]}"; do
-            read -r kernel min_kinds <<<"$entry"
-            code=$(awk -v k="$kernel" '/Function : /{f = index($0, k) > 0} f' <<<"$sass")
-            count=$(grep -cE 'HMMA|HGMMA' <<<"$code" || true)
-            kinds=$(grep -oE '(HMMA|HGMMA)[.A-Z0-9]*' <<<"$code" | sort -u | tr '\n' ' ' || true)
-            report cuda "sm_$sm" "$kernel" "$min_kinds" "$count" "$kinds"
+        for entry in "${matrix_kernels[@]}"; do
+            read -r object kernel <<<"$entry"
+            lines=$(awk -v k="$kernel" '/Function : / { name = $NF; f = index(name, k) > 0; if (f) print name, "-"; next }
+                                        f && match($0, /(HMMA|HGMMA)[.A-Z0-9]*/) { print name, substr($0, RSTART, RLENGTH) }' \
+                <<<"$sass" | by_dtype)
+            report cuda "sm_$sm" "$object" "$lines"
         done
         if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
             for name in "${streaming[@]}"; do

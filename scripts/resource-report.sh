@@ -6,7 +6,8 @@
 #     memory, stack frame and local memory bytes per thread. A binary holds only the objects
 #     it calls (causal_conv1d has no update kernels): kernels of the other sources are read
 #     from the kernel library beside it (TARGET/release/build/hipconv-*/out/), if there is one.
-#     A kernel's source is the hip/conv1d or hip/gemm file that defines its name.
+#     A kernel's source is the hip/conv1d or hip/gemm file that defines its name (the tiled
+#     GEMM's kernel template lives in hip/gemm/tiled_gemm.h).
 #   AMD gfx90a, gfx940 (the code objects in ROCM_TARGET_DIR's libhipconv_kernels.a, metadata
 #     from llvm-readelf --notes): VGPRs (arch + acc, as allocated), AGPRs, SGPRs, static LDS
 #     bytes, scratch bytes per lane, VGPR / SGPR spill counts, and waves per SIMD: the
@@ -30,6 +31,7 @@ sm=${sm#sm_}
 llvm_bin=${HIPCONV_LLVM_BIN:-/usr/lib/llvm-15/bin}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 sources=$(cd "$repo" && ls hip/conv1d/*.hip hip/gemm/*.hip)
+definers=$(cd "$repo" && ls hip/conv1d/*.hip hip/gemm/*.hip hip/gemm/*.h)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -46,7 +48,7 @@ shorten() {
 source_of() {
     local base file
     base=$(sed -E 's/<.*//' <<<"$1")
-    file=$(cd "$repo" && grep -lE "\<${base}_kernel\s*\(|\<${base}\s*\(" $sources 2>/dev/null | sed -n 1p || true)
+    file=$(cd "$repo" && grep -lE "\<${base}_kernel\s*\(|\<${base}\s*\(" $definers 2>/dev/null | sed -n 1p || true)
     echo "${file:-?}"
 }
 

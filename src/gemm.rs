@@ -25,7 +25,7 @@ impl GemmTileConfig {
             use crate::runtime::sys;
             let mut c = sys::hipconv_gemm_config::default();
             // SAFETY: writes one struct.
-            unsafe { sys::hipconv_gemm_abt_config(&mut c) };
+            unsafe { sys::hipconv_gemm_config_get(&mut c) };
             let u = |v: i32| v.max(0) as u32;
             Some(GemmTileConfig {
                 block_m: u(c.block_m),

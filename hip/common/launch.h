@@ -8,7 +8,8 @@
 #include <atomic>
 
 #include "compat.h"
-#include "hipconv.h"
+#include "element.h"
+#include "hipconv/runtime.h"
 
 #define HIPCONV_RETURN_IF_ERROR(expr)                      \
     do {                                                   \
@@ -97,10 +98,14 @@ inline hipconv_status_t last_launch_status() { return (hipconv_status_t)hipGetLa
 
 }  // namespace hipconv
 
-// Emits the C entry point hipconv_<op>_<dtype> for one element type.
-#define HIPCONV_EXPORT_LAUNCHER(op, dtype, T)                                    \
-    extern "C" hipconv_status_t hipconv_##op##_##dtype(                          \
-        const hipconv_##op##_params *params, hipconv_stream_t stream) {          \
-        if (params == nullptr) return (hipconv_status_t)hipErrorInvalidValue;    \
-        return hipconv::launch_##op<T>(*params, (hipStream_t)stream);            \
+// Emits the C entry points hipconv_<op>_<dtype>(const params_type *, stream) for every dtype
+// of HIPCONV_FOR_EACH_DTYPE (the list the headers declare them by), each calling
+// hipconv::launch_<op><T>(params, stream) with T the dtype's device type (element.h).
+#define HIPCONV_EXPORT_ONE_DTYPE_(dtype, op, params_type)                                         \
+    extern "C" hipconv_status_t hipconv_##op##_##dtype(const params_type *params,                 \
+                                                       hipconv_stream_t stream) {                 \
+        if (params == nullptr) return (hipconv_status_t)hipErrorInvalidValue;                     \
+        return hipconv::launch_##op<HIPCONV_ELEMENT_##dtype>(*params, (hipStream_t)stream);       \
     }
+#define HIPCONV_EXPORT_PER_DTYPE(op, params_type) \
+    HIPCONV_FOR_EACH_DTYPE(HIPCONV_EXPORT_ONE_DTYPE_, op, params_type)

@@ -1,12 +1,13 @@
 /*
- * Device-side reporting of bad index arguments (hipconv.h, HIPCONV_STATUS_*): the first
- * error any thread meets claims the status word; later ones leave it as it is. The host
- * reads it after waiting for the stream. Only the error path touches the word.
+ * Device-side reporting of bad index arguments into the status word (hipconv/runtime.h,
+ * HIPCONV_STATUS_WORDS; the codes are the family's): the first error any thread meets
+ * claims the word; later ones leave it as it is. The host reads it after waiting for the
+ * stream. Only the error path touches the word.
  */
 #pragma once
 
 #include "compat.h"
-#include "hipconv.h"
+#include "hipconv/runtime.h"
 
 namespace hipconv {
 

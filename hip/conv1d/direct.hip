@@ -36,7 +36,7 @@
 #include "compat.h"
 #include "direct_paths.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "vector_rows.h"
 
@@ -383,6 +383,4 @@ hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_params &p, hipStream_
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_direct, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_direct, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_direct, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_direct, hipconv_conv1d_params)

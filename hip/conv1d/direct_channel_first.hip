@@ -38,7 +38,7 @@
 #include "compat.h"
 #include "direct_paths.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "packed.h"
 #include "vector_rows.h"

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "compat.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 
 namespace hipconv {
 

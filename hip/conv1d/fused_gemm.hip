@@ -1,6 +1,6 @@
 /*
  * conv1d_fused_gemm: the causal depthwise conv1d as an implicit GEMM on matrix cores,
- * with bias and SiLU fused. Same contract as conv1d_direct (hipconv.h): x, y by strides
+ * with bias and SiLU fused. Same contract as conv1d_direct (hipconv/conv1d.h): x, y by strides
  * (channel-first or channel-last), w [dim, width], bias [dim] or NULL, fp32 accumulation.
  *
  * The GEMM. Per channel c, cut a tile of 256 outputs into 16 rows of 16 times. With
@@ -11,7 +11,7 @@
  *                                                            window read at stride 16
  *     B[m, j] = w[c, m - H - j + width - 1]      (K x 16)   Toeplitz band of the taps,
  *                                                            0 outside [0, width)
- *     Y = A * B,  K/16 instructions of 16x16x16 (mma_gather.h)
+ *     Y = A * B,  K/16 instructions of 16x16x16 (matrix_core.h)
  *
  * This is im2col without the im2col matrix: A is read from the staged input window, B is
  * built from the channel's own taps, so no other channel's (zero) weights are loaded or
@@ -39,9 +39,9 @@
 #include "block_copy.h"
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
-#include "mma_gather.h"
+#include "matrix_core.h"
 #include "vector_rows.h"
 
 namespace hipconv {
@@ -174,17 +174,17 @@ __device__ inline void compute_tile(T *out, const T *window, const T *taps, cons
                                     const FusedGeometry &g, int c0) {
     const T *bias = static_cast<const T *>(p.bias);
     for (int cl = threadIdx.x / HIPCONV_WAVE_SIZE; cl < g.tile_c; cl += kFusedWaves) {
-        gather::Acc acc;
-        gather::zero(acc);
+        mc::Acc acc;
+        mc::zero(acc);
         const T *tap = taps + cl * g.taps_ld + kFusedTapPad;
         for (int s = 0; s < g.slices; ++s) {
             const T *a = window + cl * g.window_ld + 16 * s;         // A(i, 16s + k) = a[16i + k]
             const T *band = tap + 16 * s - g.history + p.width - 1;  // B(16s + k, j) = band[k - j]
-            gather::mma_rows<T>(acc, a, 16, [band](int k, int n) { return band[k - n]; });
+            mc::mma_rows<T>(acc, a, 16, [band](int k, int n) { return band[k - n]; });
         }
         const int c = c0 + cl;
         const float b_c = bias != nullptr && c < p.dim ? to_float(bias[c]) : 0.f;
-        gather::for_each(acc, [&](int i, int n, float v) {
+        mc::for_each(acc, [&](int i, int n, float v) {
             v += b_c;
             if (p.silu) v = v / (1.f + expf(-v));
             const int t = 16 * i + n;
@@ -343,6 +343,4 @@ hipconv_status_t launch_conv1d_fused_gemm(const hipconv_conv1d_params &p, hipStr
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_fused_gemm, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_fused_gemm, hipconv_conv1d_params)

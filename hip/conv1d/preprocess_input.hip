@@ -10,11 +10,14 @@
  * (coalesced reads of the channel-first rows), then writes each tap's 32x32
  * block of `a` with threads along c (coalesced writes of the im2col rows): the
  * transpose happens in shared memory, the padding as zeros in the window.
+ * An exact copy: the kernel moves raw bits (element_bits_t), one kernel per element size
+ * (f16 and bf16 share one).
  *
  * Launch: block (32, 8); 1-D grid-stride loop over tiles (no grid limit binds).
  */
 #include "compat.h"
-#include "hipconv.h"
+#include "element.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 
 namespace hipconv {
@@ -23,13 +26,20 @@ constexpr int kIm2colTileT = 32;     // times per tile
 constexpr int kIm2colTileC = 32;     // channels per tile
 constexpr int kIm2colTaps = 8;       // taps per tile
 constexpr int kIm2colRows = 8;       // blockDim.y
-constexpr int kIm2colWindow = kIm2colTileT + kIm2colTaps - 1;
+constexpr int kIm2colWindow = kIm2colTileT + kIm2colTaps - 1;  // 39 times per channel
 
+// Elements per window row in shared memory: at least kIm2colWindow, and an odd number of
+// 4-byte words (42 16-bit or 39 32-bit elements), so that the write phase's column reads,
+// one row per lane, fall in 32 different banks.
+template <typename T>
+constexpr int kIm2colWindowLd = (4 / sizeof(T)) * (((kIm2colWindow + 4 / sizeof(T) - 1) / (4 / sizeof(T))) | 1);
+static_assert(kIm2colWindowLd<uint16_t> == 42 && kIm2colWindowLd<uint32_t> == 39, "odd words per row");
+
+// T: the elements' raw storage (element_bits_t): an exact copy and zeros, for any dtype.
 template <typename T>
 __global__ void __launch_bounds__(kIm2colTileC *kIm2colRows)
-    preprocess_input_kernel(hipconv_preprocess_input_params p) {
-    // +1 column: the write phase reads a column per thread; odd stride avoids conflicts.
-    __shared__ T window[kIm2colTileC][kIm2colWindow + 1];
+    preprocess_input_kernel(hipconv_conv1d_preprocess_input_params p) {
+    __shared__ T window[kIm2colTileC][kIm2colWindowLd<T>];
 
     const T *x = static_cast<const T *>(p.x);
     T *a = static_cast<T *>(p.a);
@@ -58,7 +68,7 @@ __global__ void __launch_bounds__(kIm2colTileC *kIm2colRows)
             for (int j = threadIdx.x; j < span; j += kIm2colTileT) {
                 const int64_t tau = tau0 + j;
                 const bool inside = c < p.dim && tau >= 0 && tau < p.seqlen;
-                window[cl][j] = inside ? row[tau] : T(0.0f);
+                window[cl][j] = inside ? row[tau] : T(0);
             }
         }
         __syncthreads();
@@ -78,18 +88,18 @@ __global__ void __launch_bounds__(kIm2colTileC *kIm2colRows)
 }
 
 template <typename T>
-hipconv_status_t launch_preprocess_input(const hipconv_preprocess_input_params &p,
-                                         hipStream_t stream) {
+hipconv_status_t launch_conv1d_preprocess_input(const hipconv_conv1d_preprocess_input_params &p,
+                                                hipStream_t stream) {
     if (p.x == nullptr || p.a == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 ||
         p.width < 1)
         return (hipconv_status_t)hipErrorInvalidValue;
     const int64_t tiles = ceil_div(p.dim, kIm2colTileC) * ceil_div(p.seqlen, kIm2colTileT) *
                           ceil_div(p.width, kIm2colTaps) * p.batch;
-    hipLaunchKernelGGL(preprocess_input_kernel<T>, dim3(grid_blocks(tiles)),
+    hipLaunchKernelGGL(preprocess_input_kernel<element_bits_t<T>>, dim3(grid_blocks(tiles)),
                        dim3(kIm2colTileC, kIm2colRows), 0, stream, p);
     return last_launch_status();
 }
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(preprocess_input, f16, __half)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_preprocess_input, hipconv_conv1d_preprocess_input_params)

@@ -7,23 +7,26 @@
  *
  * Each row holds `width` non-zeros; everything else is written as zero, so the
  * buffer needs no prior clearing. One thread per element of b, consecutive
- * threads on consecutive columns (coalesced writes; w is tiny and cached).
+ * threads on consecutive columns (coalesced writes; w is tiny and cached). An exact copy:
+ * the kernel moves raw bits (element_bits_t), one kernel per element size.
  *
  * Launch: 256 threads per block; 1-D grid-stride loop over dim*width*dim elements.
  */
 #include "compat.h"
-#include "hipconv.h"
+#include "element.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 
 namespace hipconv {
 
 constexpr int kWeightThreads = 256;
 
-template <typename T>
+// Bits: the elements' raw storage (element_bits_t): an exact copy and zeros, for any dtype.
+template <typename Bits>
 __global__ void __launch_bounds__(kWeightThreads)
-    preprocess_weight_kernel(hipconv_preprocess_weight_params p) {
-    const T *w = static_cast<const T *>(p.w);
-    T *b = static_cast<T *>(p.b);
+    preprocess_weight_kernel(hipconv_conv1d_preprocess_weight_params p) {
+    const Bits *w = static_cast<const Bits *>(p.w);
+    Bits *b = static_cast<Bits *>(p.b);
     const int64_t k = (int64_t)p.width * p.dim;
     const int64_t total = k * p.dim;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -32,17 +35,17 @@ __global__ void __launch_bounds__(kWeightThreads)
         const int64_t col = i - co * k;
         const int64_t tap = col / p.dim;
         const int64_t ci = col - tap * p.dim;
-        b[i] = (ci == co) ? w[co * p.width + tap] : T(0.0f);
+        b[i] = (ci == co) ? w[co * p.width + tap] : Bits(0);
     }
 }
 
 template <typename T>
-hipconv_status_t launch_preprocess_weight(const hipconv_preprocess_weight_params &p,
-                                          hipStream_t stream) {
+hipconv_status_t launch_conv1d_preprocess_weight(const hipconv_conv1d_preprocess_weight_params &p,
+                                                 hipStream_t stream) {
     if (p.w == nullptr || p.b == nullptr || p.dim < 1 || p.width < 1)
         return (hipconv_status_t)hipErrorInvalidValue;
     const int64_t total = (int64_t)p.dim * p.width * p.dim;
-    hipLaunchKernelGGL(preprocess_weight_kernel<T>,
+    hipLaunchKernelGGL(preprocess_weight_kernel<element_bits_t<T>>,
                        dim3(grid_blocks(ceil_div(total, kWeightThreads))), dim3(kWeightThreads),
                        0, stream, p);
     return last_launch_status();
@@ -50,4 +53,4 @@ hipconv_status_t launch_preprocess_weight(const hipconv_preprocess_weight_params
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(preprocess_weight, f16, __half)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_preprocess_weight, hipconv_conv1d_preprocess_weight_params)

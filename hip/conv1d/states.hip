@@ -1,5 +1,5 @@
 /*
- * Sequence boundaries of the forward (hipconv.h): initial states, packed variable-length
+ * Sequence boundaries of the forward (hipconv/conv1d.h): initial states, packed variable-length
  * batches, final states. The forward kernels themselves run with zero history over each
  * batch row (or over a packed batch as one row); only the first width-1 outputs of each
  * sequence see a different history, so a small pass rewrites those afterwards, and the
@@ -22,7 +22,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "status.h"
 
@@ -151,9 +151,5 @@ hipconv_status_t launch_conv1d_final_states(const hipconv_conv1d_sequences_param
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_sequence_heads, f32, float)
-HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_final_states, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_sequence_heads, hipconv_conv1d_sequences_params)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_final_states, hipconv_conv1d_sequences_params)

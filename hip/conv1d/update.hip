@@ -1,11 +1,12 @@
 /*
- * Decode-time update (hipconv.h, hipconv_conv1d_update_params): the outputs of a few new
- * tokens per row against each row's rolling state, and the state advanced in place.
+ * Decode-time update (hipconv/conv1d.h, hipconv_conv1d_update_params): the outputs of a few
+ * new tokens per row against each row's rolling state, and the state advanced in place.
  *
  *   in   x [batch, dim, seqlen] by strides (channel-first or channel-last), w [dim, width],
  *        bias [dim] or NULL, state_indices [batch] or NULL, cache_seqlens [batch] or NULL
  *   io   conv_state [n_slots, dim, state_len], row (slot, c) contiguous
  *   out  y [batch, dim, seqlen] by strides; status word on an index error
+ * The kernels take UpdateArgs: the params' fields, flattened (see there why).
  *
  * History of row b, channel c at time tau < 0 (tau >= -(width-1)):
  *   shifting state:  conv_state[slot, c, state_len + tau]
@@ -48,7 +49,7 @@
  */
 #include "compat.h"
 #include "element.h"
-#include "hipconv.h"
+#include "hipconv/conv1d.h"
 #include "launch.h"
 #include "status.h"
 
@@ -78,6 +79,61 @@ enum UpdateRows : int32_t {
 #else
 #define HIPCONV_UPDATE_BOUNDS(chunk) __launch_bounds__(kUpdateThreads)
 #endif
+
+// The fields of hipconv_conv1d_update_params that the kernels read, flattened: pointers, the
+// 32-bit sizes side by side, then the strides. Passing the ABI struct itself (the forward's
+// params embedded as p.conv) moves the fields in param space, which changes how the
+// compiler pairs their loads: on sm_90 ptxas then gave some grouped kernels up to 10 more
+// registers, one block fewer per SM under their register budget. With this layout the
+// kernels' machine code is the one they were measured with.
+struct UpdateArgs {
+    const void *x;
+    const void *w;
+    const void *bias;
+    void *y;
+    void *conv_state;
+    const int32_t *state_indices;
+    const int32_t *cache_seqlens;
+    int32_t *status;
+    int32_t batch;
+    int32_t dim;
+    int32_t seqlen;
+    int32_t width;
+    int32_t n_slots;
+    int32_t state_len;
+    int64_t x_batch_stride;
+    int64_t x_dim_stride;
+    int64_t x_seq_stride;
+    int64_t y_batch_stride;
+    int64_t y_dim_stride;
+    int64_t y_seq_stride;
+    int32_t silu;
+
+    static UpdateArgs of(const hipconv_conv1d_update_params &p) {
+        const hipconv_conv1d_params &c = p.conv;
+        return {c.x,
+                c.w,
+                c.bias,
+                c.y,
+                p.conv_state,
+                p.state_indices,
+                p.cache_seqlens,
+                p.status,
+                c.batch,
+                c.dim,
+                c.seqlen,
+                c.width,
+                p.n_slots,
+                p.state_len,
+                c.x_batch_stride,
+                c.x_dim_stride,
+                c.x_seq_stride,
+                c.y_batch_stride,
+                c.y_dim_stride,
+                c.y_seq_stride,
+                c.silu};
+    }
+};
 
 struct UpdatePlan {
     int32_t groups;  // ceil(dim / kVec)
@@ -147,8 +203,8 @@ struct RowCheck {
     float fill;
 };
 
-__device__ inline RowCheck check_row(const hipconv_conv1d_update_params &p, int64_t row, int slot,
-                                    int64_t cache_seqlen, bool report) {
+__device__ inline RowCheck check_row(const UpdateArgs &p, int64_t row, int slot, int64_t cache_seqlen,
+                                    bool report) {
     if (slot < 0) return RowCheck{false, 0, 0.f};  // padding row
     const bool bad_slot = slot >= p.n_slots, bad_cache = cache_seqlen < 0;
     if (!bad_slot && !bad_cache) return RowCheck{true, cache_seqlen, 0.f};
@@ -159,18 +215,17 @@ __device__ inline RowCheck check_row(const hipconv_conv1d_update_params &p, int6
 
 // The slot and cache_seqlen of a row (cache_seqlens is read even for a padding row: the
 // two loads are then independent, and the value is not used).
-__device__ inline int row_slot(const hipconv_conv1d_update_params &p, int64_t row) {
+__device__ inline int row_slot(const UpdateArgs &p, int64_t row) {
     return p.state_indices != nullptr ? p.state_indices[row] : (int)row;
 }
-__device__ inline int64_t row_cache_seqlen(const hipconv_conv1d_update_params &p, int64_t row) {
+__device__ inline int64_t row_cache_seqlen(const UpdateArgs &p, int64_t row) {
     return p.cache_seqlens != nullptr ? p.cache_seqlens[row] : 0;
 }
 
 // One (row, channel) with element accesses, for any width and state_len: y of every token,
 // then the new state (or only y = check.fill for a row that is not ok).
 template <typename T>
-__device__ inline void update_channel(const hipconv_conv1d_update_params &p, int64_t row, int c, int slot,
-                                      const RowCheck &check) {
+__device__ inline void update_channel(const UpdateArgs &p, int64_t row, int c, int slot, const RowCheck &check) {
     T *y_row = static_cast<T *>(p.y) + row * p.y_batch_stride + (int64_t)c * p.y_dim_stride;
     if (!check.ok) {
         for (int t = 0; t < p.seqlen; ++t) y_row[t * p.y_seq_stride] = from_float<T>(check.fill);
@@ -314,7 +369,7 @@ template <typename T, int kL> __device__ inline void rotate_histories(uint32_t *
 
 template <typename T, int kWidth, int kL, int kChunk>
 __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
-    conv1d_update_grouped_kernel(hipconv_conv1d_update_params p, UpdatePlan plan) {
+    conv1d_update_grouped_kernel(UpdateArgs p, UpdatePlan plan) {
     using Bits = UpdateBits<T>;
     constexpr int kVec = 16 / sizeof(T);
     static_assert(kWidth >= 2 && kL >= kWidth - 1, "the window must fit in the state");
@@ -414,7 +469,7 @@ __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
 // ------------------------------------------------------------------ generic kernel
 
 template <typename T>
-__global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_kernel(hipconv_conv1d_update_params p) {
+__global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_kernel(UpdateArgs p) {
     const int64_t total = (int64_t)p.batch * p.dim;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t row = i / p.dim;
@@ -440,7 +495,7 @@ int32_t vector_rows(const void *base, int64_t batch_stride, int64_t dim_stride, 
 
 // Launches the grouped kernel if the arguments allow it (else returns false).
 template <typename T, int kWidth, int kL>
-bool launch_update_grouped(const hipconv_conv1d_update_params &p, hipStream_t stream) {
+bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
     constexpr int kVec = 16 / sizeof(T);
     UpdatePlan plan;
     plan.groups = (int32_t)ceil_div(p.dim, kVec);
@@ -464,7 +519,7 @@ bool launch_update_grouped(const hipconv_conv1d_update_params &p, hipStream_t st
 }
 
 template <typename T>
-bool launch_update_compiled(const hipconv_conv1d_update_params &p, hipStream_t stream) {
+bool launch_update_compiled(const UpdateArgs &p, hipStream_t stream) {
     if (p.width == 2 && p.state_len == 1) return launch_update_grouped<T, 2, 1>(p, stream);
     if (p.width == 3 && p.state_len == 2) return launch_update_grouped<T, 3, 2>(p, stream);
     if (p.width == 4 && p.state_len == 3) return launch_update_grouped<T, 4, 3>(p, stream);
@@ -473,7 +528,10 @@ bool launch_update_compiled(const hipconv_conv1d_update_params &p, hipStream_t s
 }
 
 template <typename T>
-hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &p, hipStream_t stream) {
+hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &params, hipStream_t stream) {
+    if (params.conv.initial_states != nullptr || params.conv.final_states != nullptr)
+        return (hipconv_status_t)hipErrorInvalidValue;  // the states are conv_state
+    const UpdateArgs p = UpdateArgs::of(params);
     if (p.x == nullptr || p.w == nullptr || p.y == nullptr || p.status == nullptr || p.batch < 1 || p.dim < 1 ||
         p.seqlen < 1 || p.width < 1 || p.n_slots < 0 || p.state_len < p.width - 1 ||
         (p.state_len > 0 && p.conv_state == nullptr))
@@ -488,6 +546,4 @@ hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &p, hip
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, f16, __half)
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, bf16, hipconv_bf16)
-HIPCONV_EXPORT_LAUNCHER(conv1d_update, f32, float)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_update, hipconv_conv1d_update_params)

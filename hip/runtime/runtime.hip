@@ -1,5 +1,5 @@
 /*
- * Runtime entry points of the C ABI (hipconv.h): devices, memory, streams,
+ * Runtime entry points of the C ABI (hipconv/runtime.h): devices, memory, streams,
  * events. Thin pass-throughs that return the runtime's own error code, so the
  * Rust side needs no second binding crate and serves AMD and NVIDIA alike.
  */
@@ -7,7 +7,7 @@
 #include <string.h>  // memset
 
 #include "compat.h"
-#include "hipconv.h"
+#include "hipconv/runtime.h"
 
 #define HIPCONV_STATUS(expr) ((hipconv_status_t)(expr))
 

@@ -99,18 +99,9 @@ pub(crate) fn resolve_algorithm<T: Element>(device: &Device, shape: &Shape, opti
             if options.activation != Activation::Identity {
                 return unsupported(format!("activation {:?}", options.activation));
             }
-            gpu_pipeline_dtype::<T>(device, "Im2colGemm on a GPU")?;
             Ok(Algorithm::Im2colGemm)
         }
     }
-}
-
-/// The GPU im2col pipeline's dtypes.
-pub(crate) fn gpu_pipeline_dtype<T: Element>(device: &Device, op: &'static str) -> Result<()> {
-    if device.is_gpu() && T::DTYPE != crate::element::DType::F16 {
-        return Err(Error::UnsupportedDtype { dtype: T::DTYPE, op, supported: "f16" });
-    }
-    Ok(())
 }
 
 /// The sequences states belong to: the batch rows, or the sequences of a packed batch.

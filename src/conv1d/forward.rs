@@ -121,8 +121,7 @@ impl<T: Element> CausalConv1d<T> {
             Some(ws) => {
                 check::im2col_bias(bias)?;
                 // SAFETY: the shape passed check::shape and check::im2col_workspace in
-                // `with_options` (which sized A and B and checked the dtype through
-                // resolve_algorithm); x, w and y passed check::forward_buffers above.
+                // `with_options` (which sized A and B); x, w and y passed check::forward_buffers above.
                 unsafe {
                     launch::run_preprocess_input(stream, &s, x, &mut ws.a)?;
                     launch::run_preprocess_weight(stream, &s, w, &mut ws.b)?;

@@ -1,13 +1,13 @@
-//! Launches of the forward kernels (hip/conv1d, hip/gemm) on a stream.
-//! Callers have validated shapes, devices and lengths (check.rs); these functions only
-//! fill the params structs, pick the dtype's entry point and map the status.
+//! conv1d's GPU launchers: each fills a params struct of hip/include/hipconv/conv1d.h, finds
+//! the dtype's entry point in the one dtype table below, and maps the status through the
+//! result layer. Unsafe: callers (launch.rs) pass checked arguments (check.rs).
 
 use super::heuristics::{FUSED_GEMM_MAX_WIDTH, STREAM_MAX_WIDTH};
 use super::options::{Algorithm, Options};
 use super::pipeline;
 use super::shape::{Shape, UpdateShape};
 use crate::element::{DType, Element};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::runtime::result::check;
 use crate::runtime::{sys, Stream};
 use std::ffi::c_void;
@@ -28,24 +28,93 @@ const _: () = {
     assert!(crate::status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
 };
 
-fn f16_only<T: Element>(op: &'static str) -> Result<()> {
+type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
+
+/// One C entry point: its function and its name, for errors.
+struct Entry<P> {
+    launch: Launcher<P>,
+    name: &'static str,
+}
+
+impl<P> Entry<P> {
+    /// Enqueues the entry point with `params` on `stream`.
+    ///
+    /// # Safety
+    /// `params` must satisfy the entry point's contract in hip/include/hipconv/conv1d.h.
+    unsafe fn run(&self, params: &P, stream: &Stream) -> Result<()> {
+        check((self.launch)(params, stream.handle().as_raw().cast()), self.name)
+    }
+}
+
+/// conv1d's entry points of one dtype (`HIPCONV_DECLARE_PER_DTYPE` in conv1d.h).
+struct Kernels {
+    direct: Entry<sys::hipconv_conv1d_params>,
+    fused_gemm: Entry<sys::hipconv_conv1d_params>,
+    sequence_heads: Entry<sys::hipconv_conv1d_sequences_params>,
+    final_states: Entry<sys::hipconv_conv1d_sequences_params>,
+    update: Entry<sys::hipconv_conv1d_update_params>,
+    preprocess_input: Entry<sys::hipconv_conv1d_preprocess_input_params>,
+    preprocess_weight: Entry<sys::hipconv_conv1d_preprocess_weight_params>,
+    gemm_abt: Entry<sys::hipconv_conv1d_gemm_abt_params>,
+}
+
+macro_rules! entry {
+    ($symbol:ident) => {
+        Entry { launch: sys::$symbol, name: stringify!($symbol) }
+    };
+}
+
+/// The one dtype table: every entry point of every dtype.
+const F16: Kernels = Kernels {
+    direct: entry!(hipconv_conv1d_direct_f16),
+    fused_gemm: entry!(hipconv_conv1d_fused_gemm_f16),
+    sequence_heads: entry!(hipconv_conv1d_sequence_heads_f16),
+    final_states: entry!(hipconv_conv1d_final_states_f16),
+    update: entry!(hipconv_conv1d_update_f16),
+    preprocess_input: entry!(hipconv_conv1d_preprocess_input_f16),
+    preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_f16),
+    gemm_abt: entry!(hipconv_conv1d_gemm_abt_f16),
+};
+const BF16: Kernels = Kernels {
+    direct: entry!(hipconv_conv1d_direct_bf16),
+    fused_gemm: entry!(hipconv_conv1d_fused_gemm_bf16),
+    sequence_heads: entry!(hipconv_conv1d_sequence_heads_bf16),
+    final_states: entry!(hipconv_conv1d_final_states_bf16),
+    update: entry!(hipconv_conv1d_update_bf16),
+    preprocess_input: entry!(hipconv_conv1d_preprocess_input_bf16),
+    preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_bf16),
+    gemm_abt: entry!(hipconv_conv1d_gemm_abt_bf16),
+};
+const F32: Kernels = Kernels {
+    direct: entry!(hipconv_conv1d_direct_f32),
+    fused_gemm: entry!(hipconv_conv1d_fused_gemm_f32),
+    sequence_heads: entry!(hipconv_conv1d_sequence_heads_f32),
+    final_states: entry!(hipconv_conv1d_final_states_f32),
+    update: entry!(hipconv_conv1d_update_f32),
+    preprocess_input: entry!(hipconv_conv1d_preprocess_input_f32),
+    preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_f32),
+    gemm_abt: entry!(hipconv_conv1d_gemm_abt_f32),
+};
+
+/// `T`'s row of the table.
+fn kernels<T: Element>() -> &'static Kernels {
     match T::DTYPE {
-        DType::F16 => Ok(()),
-        dtype => Err(Error::UnsupportedDtype { dtype, op, supported: "f16" }),
+        DType::F16 => &F16,
+        DType::BF16 => &BF16,
+        DType::F32 => &F32,
     }
 }
 
 /// # Safety
-/// `x` must hold `s.x_len()` and `a` `pipeline::a_len(s)` elements of `T` on the stream's device,
-/// live until the launch completes; `s` must have passed `check::shape`.
+/// `x` must hold `s.x_len()` and `a` `pipeline::a_len(s)` elements of `T` on the stream's
+/// device, live until the launch completes; `s` must have passed `check::shape`.
 pub(crate) unsafe fn preprocess_input<T: Element>(
     stream: &Stream,
     s: &Shape,
     x: *const c_void,
     a: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("preprocess_input")?;
-    let params = sys::hipconv_preprocess_input_params {
+    let params = sys::hipconv_conv1d_preprocess_input_params {
         x,
         a,
         batch: s.batch as i32,
@@ -53,26 +122,26 @@ pub(crate) unsafe fn preprocess_input<T: Element>(
         seqlen: s.seqlen as i32,
         width: s.width as i32,
     };
-    check(sys::hipconv_preprocess_input_f16(&params, stream.handle().as_raw()), "hipconv_preprocess_input_f16")
+    kernels::<T>().preprocess_input.run(&params, stream)
 }
 
 /// # Safety
-/// `w` must hold `s.w_len()` and `b` `pipeline::b_len(s)` elements of `T` on the stream's device,
-/// live until the launch completes; `s` must have passed `check::shape`.
+/// `w` must hold `s.w_len()` and `b` `pipeline::b_len(s)` elements of `T` on the stream's
+/// device, live until the launch completes; `s` must have passed `check::shape`.
 pub(crate) unsafe fn preprocess_weight<T: Element>(
     stream: &Stream,
     s: &Shape,
     w: *const c_void,
     b: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("preprocess_weight")?;
-    let params = sys::hipconv_preprocess_weight_params { w, b, dim: s.dim as i32, width: s.width as i32 };
-    check(sys::hipconv_preprocess_weight_f16(&params, stream.handle().as_raw()), "hipconv_preprocess_weight_f16")
+    let params = sys::hipconv_conv1d_preprocess_weight_params { w, b, dim: s.dim as i32, width: s.width as i32 };
+    kernels::<T>().preprocess_weight.run(&params, stream)
 }
 
 /// # Safety
-/// `a` must hold `pipeline::a_len(s)`, `b` `pipeline::b_len(s)` and `y` `s.x_len()` elements of `T` on the
-/// stream's device, live until the launch completes; `s` must have passed `check::shape`.
+/// `a` must hold `pipeline::a_len(s)`, `b` `pipeline::b_len(s)` and `y` `s.x_len()` elements
+/// of `T` on the stream's device, live until the launch completes; `s` must have passed
+/// `check::shape`.
 pub(crate) unsafe fn gemm_abt<T: Element>(
     stream: &Stream,
     s: &Shape,
@@ -80,9 +149,8 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
     b: *const c_void,
     y: *mut c_void,
 ) -> Result<()> {
-    f16_only::<T>("gemm_abt")?;
     let g = pipeline::gemm_shape(s);
-    let params = sys::hipconv_gemm_abt_params {
+    let params = sys::hipconv_conv1d_gemm_abt_params {
         a,
         b,
         y,
@@ -93,7 +161,7 @@ pub(crate) unsafe fn gemm_abt<T: Element>(
         ldb: g.ldb as i64,
         seqlen: s.seqlen as i32,
     };
-    check(sys::hipconv_gemm_abt_f16(&params, stream.handle().as_raw()), "hipconv_gemm_abt_f16")
+    kernels::<T>().gemm_abt.run(&params, stream)
 }
 
 /// A packed variable-length batch on the device: `n_seqs + 1` offsets, and the status word
@@ -147,20 +215,6 @@ fn sequences_params(
     sys::hipconv_conv1d_sequences_params { conv, cu_seqlens, n_seqs, status }
 }
 
-type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
-
-/// The entry point of `T`'s dtype among one operation's three (taking params `P`), with its
-/// name for errors.
-macro_rules! by_dtype {
-    ($t:ty, $p:ty, $f16:ident, $bf16:ident, $f32:ident) => {
-        match <$t as Element>::DTYPE {
-            DType::F16 => (sys::$f16 as Launcher<$p>, stringify!($f16)),
-            DType::BF16 => (sys::$bf16 as Launcher<$p>, stringify!($bf16)),
-            DType::F32 => (sys::$f32 as Launcher<$p>, stringify!($f32)),
-        }
-    };
-}
-
 /// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with
 /// `initial` not null or a packed batch, the pass that rewrites the outputs that see each
 /// sequence's own history.
@@ -185,29 +239,16 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
     y: *mut c_void,
 ) -> Result<()> {
     let params = conv1d_params(s, options, x, w, bias, y, (initial, std::ptr::null_mut()));
-    type P = sys::hipconv_conv1d_params;
-    let (launch, name) = match options.algorithm {
-        Algorithm::FusedGemm => by_dtype!(
-            T,
-            P,
-            hipconv_conv1d_fused_gemm_f16,
-            hipconv_conv1d_fused_gemm_bf16,
-            hipconv_conv1d_fused_gemm_f32
-        ),
-        _ => by_dtype!(T, P, hipconv_conv1d_direct_f16, hipconv_conv1d_direct_bf16, hipconv_conv1d_direct_f32),
+    let kernels = kernels::<T>();
+    let forward = match options.algorithm {
+        Algorithm::FusedGemm => &kernels.fused_gemm,
+        _ => &kernels.direct,
     };
-    check(launch(&params, stream.handle().as_raw()), name)?;
+    forward.run(&params, stream)?;
     if (initial.is_null() && packed.is_none()) || s.width == 1 {
         return Ok(());
     }
-    let (heads, name) = by_dtype!(
-        T,
-        sys::hipconv_conv1d_sequences_params,
-        hipconv_conv1d_sequence_heads_f16,
-        hipconv_conv1d_sequence_heads_bf16,
-        hipconv_conv1d_sequence_heads_f32
-    );
-    check(heads(&sequences_params(params, packed), stream.handle().as_raw()), name)
+    kernels.sequence_heads.run(&sequences_params(params, packed), stream)
 }
 
 /// Enqueues `final_states[seq, c, k] = x[seq, c, length−(width−1)+k]` (from `initial`, or 0,
@@ -229,14 +270,7 @@ pub(crate) unsafe fn conv1d_final_states<T: Element>(
 ) -> Result<()> {
     let null = std::ptr::null();
     let params = conv1d_params(s, options, x, null, null, std::ptr::null_mut(), (initial, final_states));
-    let (launch, name) = by_dtype!(
-        T,
-        sys::hipconv_conv1d_sequences_params,
-        hipconv_conv1d_final_states_f16,
-        hipconv_conv1d_final_states_bf16,
-        hipconv_conv1d_final_states_f32
-    );
-    check(launch(&sequences_params(params, packed), stream.handle().as_raw()), name)
+    kernels::<T>().final_states.run(&sequences_params(params, packed), stream)
 }
 
 /// Pointers of one decode update (`hipconv_conv1d_update_params`).
@@ -267,36 +301,15 @@ pub(crate) unsafe fn conv1d_update<T: Element>(
     p: &UpdatePointers,
 ) -> Result<()> {
     let s = u.conv_shape();
-    let [batch_stride, dim_stride, seq_stride] = s.strides(options.layout).map(|v| v as i64);
+    let null = (std::ptr::null(), std::ptr::null_mut());
     let params = sys::hipconv_conv1d_update_params {
-        x: p.x,
-        w: p.w,
-        bias: p.bias,
-        y: p.y,
+        conv: conv1d_params(&s, options, p.x, p.w, p.bias, p.y, null),
         conv_state: p.conv_state,
         state_indices: p.state_indices,
         cache_seqlens: p.cache_seqlens,
         status: p.status,
-        batch: s.batch as i32,
-        dim: s.dim as i32,
-        seqlen: s.seqlen as i32,
-        width: s.width as i32,
         n_slots: u.n_slots as i32,
         state_len: u.state_len as i32,
-        x_batch_stride: batch_stride,
-        x_dim_stride: dim_stride,
-        x_seq_stride: seq_stride,
-        y_batch_stride: batch_stride,
-        y_dim_stride: dim_stride,
-        y_seq_stride: seq_stride,
-        silu: options.activation.silu_flag(),
     };
-    let (launch, name) = by_dtype!(
-        T,
-        sys::hipconv_conv1d_update_params,
-        hipconv_conv1d_update_f16,
-        hipconv_conv1d_update_bf16,
-        hipconv_conv1d_update_f32
-    );
-    check(launch(&params, stream.handle().as_raw()), name)
+    kernels::<T>().update.run(&params, stream)
 }

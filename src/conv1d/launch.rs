@@ -16,8 +16,7 @@ use crate::runtime::{Buffer, Stream};
 ///
 /// # Safety
 /// `s` passed `check::shape` and `check::im2col_workspace`; `x` (`s.x_len()`, channel-first)
-/// and `a` (`pipeline::a_len(s)`) passed `check::buffer` for the stream's device; on a GPU
-/// the dtype passed `check::gpu_pipeline_dtype`.
+/// and `a` (`pipeline::a_len(s)`) passed `check::buffer` for the stream's device.
 pub(crate) unsafe fn run_preprocess_input<T: Element>(
     stream: &Stream,
     s: &Shape,

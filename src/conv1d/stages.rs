@@ -19,35 +19,34 @@ use crate::runtime::{Buffer, DeviceId, Stream};
 
 /// Input preprocessing: `A[b·seqlen + t, tap·dim + c] = x[b, c, t + tap − (width−1)]`, 0 before t = 0.
 pub fn preprocess_input<T: Element>(stream: &Stream, s: &Shape, x: &Buffer<T>, a: &mut Buffer<T>) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "preprocess_input")?;
+    let device = checked_stage(stream, s)?;
     crate::check::buffer("x", x, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
     check::pipeline_a(s, device, a)?;
-    // SAFETY: shape, dtype and both buffers checked above.
+    // SAFETY: shape and both buffers checked above.
     unsafe { launch::run_preprocess_input(stream, s, x, a) }
 }
 
 /// Weight preprocessing: `B[co, tap·dim + ci] = (ci == co) ? w[co, tap] : 0`.
 pub fn preprocess_weight<T: Element>(stream: &Stream, s: &Shape, w: &Buffer<T>, b: &mut Buffer<T>) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "preprocess_weight")?;
+    let device = checked_stage(stream, s)?;
     check::weight(s, device, w)?;
     check::pipeline_b(s, device, b)?;
-    // SAFETY: shape, dtype and both buffers checked above.
+    // SAFETY: shape and both buffers checked above.
     unsafe { launch::run_preprocess_weight(stream, s, w, b) }
 }
 
 /// `y[batch, n, t] = Σ_k A[batch·seqlen + t, k] · B[n, k]` (matrix cores on a GPU).
 pub fn gemm_abt<T: Element>(stream: &Stream, s: &Shape, a: &Buffer<T>, b: &Buffer<T>, y: &mut Buffer<T>) -> Result<()> {
-    let device = checked_stage::<T>(stream, s, "gemm_abt")?;
+    let device = checked_stage(stream, s)?;
     check::pipeline_a(s, device, a)?;
     check::pipeline_b(s, device, b)?;
     crate::check::buffer("y", y, device, s.x_len(), || check::describe_x(s, Layout::ChannelFirst))?;
-    // SAFETY: shape, dtype and the three buffers checked above.
+    // SAFETY: shape and the three buffers checked above.
     unsafe { launch::run_gemm_abt(stream, s, a, b, y) }
 }
 
-fn checked_stage<T: Element>(stream: &Stream, s: &Shape, op: &'static str) -> Result<DeviceId> {
+fn checked_stage(stream: &Stream, s: &Shape) -> Result<DeviceId> {
     check::shape(s)?;
     check::im2col_workspace(s)?;
-    check::gpu_pipeline_dtype::<T>(stream.device(), op)?;
     Ok(stream.device().id())
 }

@@ -106,7 +106,7 @@ pub(crate) unsafe fn memcpy_async(
     bytes: usize,
     stream: StreamHandle,
 ) -> Result<()> {
-    let stream = stream.as_raw();
+    let stream = stream.as_raw().cast();
     let status = match direction {
         CopyKind::HostToDevice => sys::hipconv_memcpy_htod_async(dst, src, bytes, stream),
         CopyKind::DeviceToHost => sys::hipconv_memcpy_dtoh_async(dst, src, bytes, stream),
@@ -120,39 +120,39 @@ pub(crate) unsafe fn memcpy_async(
 /// # Safety
 /// `dst` must be valid for `bytes` of device memory until the memset has completed.
 pub(crate) unsafe fn memset_async(dst: *mut c_void, byte: u8, bytes: usize, stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_memset_async(dst, i32::from(byte), bytes, stream.as_raw()), "hipMemsetAsync")
+    check(sys::hipconv_memset_async(dst, i32::from(byte), bytes, stream.as_raw().cast()), "hipMemsetAsync")
 }
 
 pub(crate) fn stream_create() -> Result<StreamHandle> {
     let mut stream = ptr::null_mut();
     // SAFETY: writes one handle.
     check(unsafe { sys::hipconv_stream_create(&mut stream) }, "hipStreamCreateWithFlags")?;
-    Ok(StreamHandle::from_raw(stream))
+    Ok(StreamHandle::from_raw(stream.cast()))
 }
 
 /// # Safety
 /// `stream` must be a live stream handle (or null for the default stream).
 pub(crate) unsafe fn stream_synchronize(stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_stream_synchronize(stream.as_raw()), "hipStreamSynchronize")
+    check(sys::hipconv_stream_synchronize(stream.as_raw().cast()), "hipStreamSynchronize")
 }
 
 /// # Safety
 /// `stream` must come from [`stream_create`] and not be used afterwards.
 pub(crate) unsafe fn stream_destroy(stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_stream_destroy(stream.as_raw()), "hipStreamDestroy")
+    check(sys::hipconv_stream_destroy(stream.as_raw().cast()), "hipStreamDestroy")
 }
 
 pub(crate) fn event_create() -> Result<EventHandle> {
     let mut event = ptr::null_mut();
     // SAFETY: writes one handle.
     check(unsafe { sys::hipconv_event_create(&mut event) }, "hipEventCreate")?;
-    Ok(EventHandle::from_raw(event))
+    Ok(EventHandle::from_raw(event.cast()))
 }
 
 /// # Safety
 /// `event` must be live; `stream` live or null.
 pub(crate) unsafe fn event_record(event: EventHandle, stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_event_record(event.as_raw(), stream.as_raw()), "hipEventRecord")
+    check(sys::hipconv_event_record(event.as_raw().cast(), stream.as_raw().cast()), "hipEventRecord")
 }
 
 /// Milliseconds between two recorded events; waits for `end`.
@@ -160,16 +160,16 @@ pub(crate) unsafe fn event_record(event: EventHandle, stream: StreamHandle) -> R
 /// # Safety
 /// Both events must be live and recorded.
 pub(crate) unsafe fn event_elapsed_ms(start: EventHandle, end: EventHandle) -> Result<f32> {
-    check(sys::hipconv_event_synchronize(end.as_raw()), "hipEventSynchronize")?;
+    check(sys::hipconv_event_synchronize(end.as_raw().cast()), "hipEventSynchronize")?;
     let mut ms = 0f32;
-    check(sys::hipconv_event_elapsed_ms(&mut ms, start.as_raw(), end.as_raw()), "hipEventElapsedTime")?;
+    check(sys::hipconv_event_elapsed_ms(&mut ms, start.as_raw().cast(), end.as_raw().cast()), "hipEventElapsedTime")?;
     Ok(ms)
 }
 
 /// # Safety
 /// `event` must come from [`event_create`] and not be used afterwards.
 pub(crate) unsafe fn event_destroy(event: EventHandle) -> Result<()> {
-    check(sys::hipconv_event_destroy(event.as_raw()), "hipEventDestroy")
+    check(sys::hipconv_event_destroy(event.as_raw().cast()), "hipEventDestroy")
 }
 
 /// Starts capturing the work enqueued on `stream` (thread-local capture mode).
@@ -177,7 +177,7 @@ pub(crate) unsafe fn event_destroy(event: EventHandle) -> Result<()> {
 /// # Safety
 /// `stream` must be a live stream that is not capturing already.
 pub(crate) unsafe fn stream_begin_capture(stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_stream_begin_capture(stream.as_raw()), "hipStreamBeginCapture")
+    check(sys::hipconv_stream_begin_capture(stream.as_raw().cast()), "hipStreamBeginCapture")
 }
 
 /// Ends the capture begun on `stream` and instantiates it. A null handle comes back with
@@ -187,8 +187,8 @@ pub(crate) unsafe fn stream_begin_capture(stream: StreamHandle) -> Result<()> {
 /// `stream` must be capturing (see [`stream_begin_capture`]).
 pub(crate) unsafe fn stream_end_capture(stream: StreamHandle) -> (GraphExecHandle, Result<()>) {
     let mut exec = ptr::null_mut();
-    let ended = check(sys::hipconv_stream_end_capture(stream.as_raw(), &mut exec), "hipStreamEndCapture");
-    (GraphExecHandle::from_raw(exec), ended)
+    let ended = check(sys::hipconv_stream_end_capture(stream.as_raw().cast(), &mut exec), "hipStreamEndCapture");
+    (GraphExecHandle::from_raw(exec.cast()), ended)
 }
 
 /// Enqueues one replay of `exec` on `stream`.
@@ -196,11 +196,11 @@ pub(crate) unsafe fn stream_end_capture(stream: StreamHandle) -> (GraphExecHandl
 /// # Safety
 /// `exec` must be a live instantiated graph and `stream` a live stream of its device.
 pub(crate) unsafe fn graph_launch(exec: GraphExecHandle, stream: StreamHandle) -> Result<()> {
-    check(sys::hipconv_graph_launch(exec.as_raw(), stream.as_raw()), "hipGraphLaunch")
+    check(sys::hipconv_graph_launch(exec.as_raw().cast(), stream.as_raw().cast()), "hipGraphLaunch")
 }
 
 /// # Safety
 /// `exec` must come from [`stream_end_capture`] and not be used afterwards.
 pub(crate) unsafe fn graph_exec_destroy(exec: GraphExecHandle) -> Result<()> {
-    check(sys::hipconv_graph_exec_destroy(exec.as_raw()), "hipGraphExecDestroy")
+    check(sys::hipconv_graph_exec_destroy(exec.as_raw().cast()), "hipGraphExecDestroy")
 }
