@@ -107,6 +107,10 @@ fn edge_shapes() -> Vec<Shape> {
         (2, 72, 100, 3),
         (1, 24, 7, 4),
         (2, 40, 4097, 1),
+        // Rows between one and one-plus-history vectors long (f16: 8 + 1, f32: 4 + 1): a
+        // row boundary inside a vector whose row also starts within the history.
+        (2, 6, 9, 4),
+        (3, 5, 5, 4),
     ]
     .into_iter()
     .map(|(b, d, s, w)| Shape::new(b, d, s, w))
