@@ -30,6 +30,10 @@ __global__ void __launch_bounds__(kWeightThreads)
     const int64_t k = (int64_t)p.width * p.dim;
     const int64_t total = k * p.dim;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    // Not unrolled: a thread mostly takes one step, and nvcc's unrolled grid-stride loop
+    // (four 64-bit divisions per step, a trip-count division first) measured 1.43 against
+    // 1.29 us at the seed shape.
+#pragma unroll 1
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         const int64_t co = i / k;
         const int64_t col = i - co * k;
