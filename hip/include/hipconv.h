@@ -7,6 +7,7 @@
  *                       status word, the dtype list (HIPCONV_DECLARE_PER_DTYPE)
  *   hipconv/gemm.h      the shared tiled GEMM's tile configuration
  *   hipconv/conv1d.h    causal depthwise conv1d: params, status codes, entry points
+ *   hipconv/conv3d.h    3-D convolution: params, entry points
  *
  * Params: one struct per kind of kernel within a family (conv1d's forwards share one; the
  * boundary passes and the decode update embed it and add their own fields; each stage of
@@ -19,5 +20,6 @@
 #include "hipconv/runtime.h"
 #include "hipconv/gemm.h"
 #include "hipconv/conv1d.h"
+#include "hipconv/conv3d.h"
 
 #endif /* HIPCONV_H */
