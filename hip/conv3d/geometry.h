@@ -1,0 +1,78 @@
+/*
+ * conv3d geometry shared by the family's kernels (hip/include/hipconv/conv3d.h has the
+ * contract): tensor offsets through per-axis element strides, the input element an output
+ * tap reads (zero padding, or the previous chunk's frames before depth 0), output-position
+ * decomposition, and the launchers' common argument check.
+ */
+#pragma once
+
+#include "compat.h"
+#include "element.h"
+#include "hipconv/conv3d.h"
+#include "launch.h"
+
+namespace hipconv {
+namespace conv3d {
+
+constexpr int kAxes = HIPCONV_CONV3D_AXES;        // d, h, w
+constexpr int kTensorAxes = HIPCONV_CONV3D_TENSOR_AXES;  // n, c, d, h, w
+
+// The element offset of (a0, .., a4) in a tensor with per-axis strides `s` (64-bit).
+__host__ __device__ inline int64_t offset(const int64_t (&s)[kTensorAxes], int64_t a0, int64_t a1, int64_t a2,
+                                          int64_t a3, int64_t a4) {
+    return a0 * s[0] + a1 * s[1] + a2 * s[2] + a3 * s[3] + a4 * s[4];
+}
+
+// Where the input element (n, c, id, ih, iw) lives, with the padding rules of conv3d.h:
+// nullptr (reads zero) outside the input on h and w, past the end on d, and before depth 0
+// unless initial_frames holds it.
+template <typename T>
+__device__ inline const T *input_at(const hipconv_conv3d_params &p, int n, int c, int id, int ih, int iw) {
+    if (ih < 0 || ih >= p.in[1] || iw < 0 || iw >= p.in[2] || id >= p.in[0]) return nullptr;
+    if (id >= 0) return static_cast<const T *>(p.x) + offset(p.x_stride, n, c, id, ih, iw);
+    if (p.initial_frames == nullptr || id < -p.pad[0]) return nullptr;
+    return static_cast<const T *>(p.initial_frames) + offset(p.initial_stride, n, c, p.pad[0] + id, ih, iw);
+}
+
+// The input element (n, c, id, ih, iw) in fp32, zero in the padding.
+template <typename T> __device__ inline float load_input(const hipconv_conv3d_params &p, int n, int c, int id, int ih, int iw) {
+    const T *at = input_at<T>(p, n, c, id, ih, iw);
+    return at == nullptr ? 0.0f : to_float(*at);
+}
+
+// An output position m = ((n*out[0] + od)*out[1] + oh)*out[2] + ow, decomposed.
+struct OutputPosition {
+    int n, od, oh, ow;
+};
+__device__ inline OutputPosition output_position(const hipconv_conv3d_params &p, int64_t m) {
+    OutputPosition o;
+    QuotientRemainder q = divide(m, p.out[2]);
+    o.ow = (int)q.remainder;
+    q = divide(q.quotient, p.out[1]);
+    o.oh = (int)q.remainder;
+    q = divide(q.quotient, p.out[0]);
+    o.od = (int)q.remainder;
+    o.n = (int)q.quotient;
+    return o;
+}
+
+// The output positions batch * out[0] * out[1] * out[2] (the GEMMs' m).
+__host__ __device__ inline int64_t output_positions(const hipconv_conv3d_params &p) {
+    return (int64_t)p.batch * p.out[0] * p.out[1] * p.out[2];
+}
+
+// The launchers' own check of what every kernel relies on (the Rust side checks the rest
+// before launch): pointers present, sizes >= 1, groups dividing both channel counts.
+inline bool valid_params(const hipconv_conv3d_params &p) {
+    if (p.x == nullptr || p.w == nullptr || p.y == nullptr) return false;
+    if (p.batch < 1 || p.cin < 1 || p.cout < 1 || p.groups < 1) return false;
+    if (p.cin % p.groups != 0 || p.cout % p.groups != 0) return false;
+    for (int a = 0; a < kAxes; ++a) {
+        if (p.in[a] < 1 || p.out[a] < 1 || p.kernel[a] < 1 || p.stride[a] < 1 || p.dilation[a] < 1 || p.pad[a] < 0)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace conv3d
+}  // namespace hipconv
