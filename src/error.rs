@@ -35,6 +35,15 @@ pub enum Error {
     #[error("{quantity} = {value} exceeds the kernels' index limit of {limit}")]
     IndexOverflow { quantity: &'static str, value: u128, limit: u128 },
 
+    /// A kernel's extent (dilation included) exceeds the padded input on an axis, so the
+    /// output would be empty.
+    #[error("kernel extent {extent} along {axis} (kernel {kernel}, dilation {dilation}) exceeds the padded input {padded}: expected at most {padded}, the output would be empty")]
+    KernelLargerThanInput { axis: &'static str, kernel: usize, dilation: usize, extent: usize, padded: usize },
+
+    /// A workspace the operation would allocate is larger than the device's memory.
+    #[error("{what} needs {bytes} bytes, more than the device's {available} bytes of memory{hint}")]
+    WorkspaceTooLarge { what: &'static str, bytes: u128, available: u128, hint: &'static str },
+
     /// The element type is not implemented by this operation on this backend.
     #[error("dtype {dtype} is not supported by {op}: supported {supported}")]
     UnsupportedDtype { dtype: DType, op: &'static str, supported: &'static str },

@@ -37,18 +37,23 @@
 
 // The core: knows no operation.
 mod activation;
+mod arch;
 mod backend;
 mod check;
 mod element;
 mod error;
 mod gemm;
 mod parallel;
+mod parse;
 mod runtime;
 mod status;
 pub mod testing;
+#[cfg(feature = "verify_host")]
+mod verification;
 
 // Op families.
 pub mod conv1d;
+pub mod conv3d;
 
 pub use activation::Activation;
 pub use element::{DType, Element, Scalar};
@@ -71,3 +76,7 @@ pub struct UpdatePage;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/VARLEN.md")]
 pub struct VarlenPage;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/CONV3D.md")]
+pub struct Conv3dPage;

@@ -2,9 +2,10 @@
 //!
 //!     cargo run --release --example bench [-- --json bench.json --reps 50 --quick --auto-only]
 //!
-//! `--quick`: the first three shapes and f16 state rows; `--auto-only`: only what `Auto`
-//! runs (with the bias + SiLU rows), not every algorithm; `--shape b,d,s,w` (repeatable):
-//! these forward shapes instead of conv1d's list (conv1d/forward.rs).
+//! `--quick`: the first shapes of each table (conv1d: three, and f16 state rows; conv3d: two
+//! cases); `--auto-only`: only what `Auto` runs (with conv1d's bias + SiLU rows), not every
+//! algorithm; `--family conv1d|conv3d` (repeatable): only these families; `--shape b,d,s,w`
+//! (repeatable): these forward shapes instead of conv1d's list (conv1d/forward.rs).
 //!
 //! This file is the driver: it reads the options, measures the device-to-device copy
 //! bandwidth (timing.rs, which also states the method), runs each family in FAMILIES and
@@ -12,6 +13,7 @@
 //! report.rs's `Report`, which prints each and adds it to the JSON file under its own key.
 
 mod conv1d;
+mod conv3d;
 mod report;
 mod timing;
 
@@ -22,8 +24,8 @@ use std::process::ExitCode;
 /// A family's bench: measures its tables and hands each to the report as it is done.
 type Family = fn(&Bench, &mut Report) -> hipconv::Result<()>;
 
-/// The families, in the order they run, print and appear in the JSON file.
-const FAMILIES: &[Family] = &[conv1d::tables];
+/// The families by name, in the order they run, print and appear in the JSON file.
+const FAMILIES: &[(&str, Family)] = &[("conv1d", conv1d::tables), ("conv3d", conv3d::tables)];
 
 /// What every family measures with: the GPU, a stream on it, the copy bandwidth and the options.
 pub struct Bench {
@@ -38,21 +40,43 @@ pub struct Bench {
     pub shapes: Vec<(usize, usize, usize, usize)>,
 }
 
+/// What `run` measures, from the command line.
+struct Selection {
+    json_path: String,
+    reps: usize,
+    quick: bool,
+    auto_only: bool,
+    shapes: Vec<(usize, usize, usize, usize)>,
+    /// `--family` names; empty: every family.
+    families: Vec<String>,
+}
+
 fn main() -> ExitCode {
-    let mut json_path = String::from("bench.json");
-    let mut reps = 50usize;
-    let mut quick = false;
-    let mut auto_only = false;
-    let mut shapes: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut sel = Selection {
+        json_path: String::from("bench.json"),
+        reps: 50,
+        quick: false,
+        auto_only: false,
+        shapes: Vec::new(),
+        families: Vec::new(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--json" => json_path = args.next().unwrap_or(json_path),
-            "--reps" => reps = args.next().and_then(|v| v.parse().ok()).unwrap_or(reps).max(50),
-            "--quick" => quick = true,
-            "--auto-only" => auto_only = true,
+            "--json" => sel.json_path = args.next().unwrap_or(sel.json_path),
+            "--reps" => sel.reps = args.next().and_then(|v| v.parse().ok()).unwrap_or(sel.reps).max(50),
+            "--quick" => sel.quick = true,
+            "--auto-only" => sel.auto_only = true,
+            "--family" => match args.next() {
+                Some(name) if FAMILIES.iter().any(|(n, _)| *n == name) => sel.families.push(name),
+                other => {
+                    let names: Vec<&str> = FAMILIES.iter().map(|(n, _)| *n).collect();
+                    eprintln!("--family {other:?}: expected one of {}", names.join(", "));
+                    return ExitCode::from(2);
+                }
+            },
             "--shape" => match args.next().as_deref().map(parse_shape) {
-                Some(Some(shape)) => shapes.push(shape),
+                Some(Some(shape)) => sel.shapes.push(shape),
                 _ => {
                     eprintln!("--shape takes batch,dim,seqlen,width");
                     return ExitCode::from(2);
@@ -60,13 +84,14 @@ fn main() -> ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick] [--auto-only] [--shape b,d,s,w]..."
+                    "unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick] [--auto-only] \
+                     [--family NAME]... [--shape b,d,s,w]..."
                 );
                 return ExitCode::from(2);
             }
         }
     }
-    match run(&json_path, reps, quick, auto_only, shapes) {
+    match run(sel) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("bench: {err}");
@@ -84,13 +109,8 @@ fn parse_shape(text: &str) -> Option<(usize, usize, usize, usize)> {
     }
 }
 
-fn run(
-    json_path: &str,
-    reps: usize,
-    quick: bool,
-    auto_only: bool,
-    shapes: Vec<(usize, usize, usize, usize)>,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn run(sel: Selection) -> Result<(), Box<dyn std::error::Error>> {
+    let Selection { json_path, reps, quick, auto_only, shapes, families } = sel;
     let device = Device::gpu(0)?; // timings of the host backend are not what this measures
     let stream = device.stream()?;
     let copy_bandwidth = timing::copy_bandwidth(&device, &stream, reps)?;
@@ -110,10 +130,12 @@ fn run(
     report.value("reps", reps);
 
     let bench = Bench { device, stream, copy_bandwidth, reps, quick, auto_only, shapes };
-    for family in FAMILIES {
-        family(&bench, &mut report)?;
+    for (name, family) in FAMILIES {
+        if families.is_empty() || families.iter().any(|f| f == name) {
+            family(&bench, &mut report)?;
+        }
     }
-    report.write(json_path).map_err(|err| format!("writing {json_path}: {err}"))?;
+    report.write(&json_path).map_err(|err| format!("writing {json_path}: {err}"))?;
     println!("wrote {json_path}");
     Ok(())
 }

@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each example uses its own subset
 //! Shared by the examples (each includes this file with `#[path]`): deterministic inputs and
 //! the parsing of numeric options.
 

@@ -2,10 +2,11 @@
 //! primitives (crate::check). All of them run before any launch, so a failing call leaves
 //! the caller's buffers untouched; the launch layer (launch.rs) requires them.
 
-use super::heuristics::{self, ArchFamily, FUSED_GEMM_MAX_WIDTH};
+use super::heuristics::{self, FUSED_GEMM_MAX_WIDTH};
 use super::options::{Activation, Algorithm, Layout, Options};
 use super::pipeline;
 use super::shape::{Shape, UpdateShape, VarlenShape};
+use crate::arch::ArchFamily;
 use crate::check::{buffer, optional_buffer, positive, product_within, ELEMENT_COUNT_LIMIT, KERNEL_INDEX_LIMIT};
 use crate::element::Element;
 use crate::error::{Error, Result};

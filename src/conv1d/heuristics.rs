@@ -3,6 +3,7 @@
 
 use super::options::{Algorithm, Layout};
 use super::shape::Shape;
+use crate::arch::ArchFamily;
 use crate::element::{DType, Element};
 
 /// The widest kernel `Algorithm::FusedGemm` takes (its shared-memory window grows with the
@@ -14,27 +15,6 @@ pub const FUSED_GEMM_MAX_WIDTH: usize = 512;
 /// asserted equal in gpu.rs): they read every input and write every output once, at the
 /// copy bandwidth, on every architecture.
 pub const STREAM_MAX_WIDTH: usize = 4;
-
-/// Device architectures with their own measured policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ArchFamily {
-    /// NVIDIA sm_90 (H100, H200): where every crossover below was measured.
-    Hopper,
-    /// NVIDIA sm_80..sm_89, AMD gfx90a and gfx94x, the host, anything else: not measured
-    /// here; they get Hopper's rule, the documented default.
-    Other,
-}
-
-impl ArchFamily {
-    /// From `DeviceProperties::arch` (`sm_90`, `gfx90a:sramecc+:xnack-`, `cpu`).
-    pub(crate) fn of(arch: &str) -> ArchFamily {
-        if arch.starts_with("sm_90") {
-            ArchFamily::Hopper
-        } else {
-            ArchFamily::Other
-        }
-    }
-}
 
 /// What `Auto` runs (measured on an H200, docs/PERFORMANCE.md "Auto"):
 /// - widths 1 to [`STREAM_MAX_WIDTH`]: Direct, whose streaming kernels run near the copy

@@ -1,6 +1,7 @@
 //! How a causal conv1d runs: algorithm, memory layout of x and y, activation.
 
 pub use crate::activation::Activation;
+use crate::parse::by_name;
 use std::fmt;
 
 /// Which implementation computes the forward.
@@ -35,14 +36,6 @@ impl fmt::Display for Algorithm {
             Algorithm::Direct => "direct",
         })
     }
-}
-
-/// The one of `all` whose `Display` name is `name`; the error lists the names.
-fn by_name<T: fmt::Display + Copy>(name: &str, kind: &str, all: &[T]) -> Result<T, String> {
-    all.iter().copied().find(|v| v.to_string() == name).ok_or_else(|| {
-        let names: Vec<String> = all.iter().map(T::to_string).collect();
-        format!("unknown {kind} {name:?}: expected one of {}", names.join(", "))
-    })
 }
 
 impl std::str::FromStr for Algorithm {

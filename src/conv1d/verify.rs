@@ -10,29 +10,10 @@ use super::reference::causal_conv1d_f64;
 use crate::element::Element;
 use crate::error::{Error, Report, Result};
 use crate::runtime::{Backend, Buffer, Stream};
-use crate::testing::{error_stats, tolerance};
+use crate::verification::{compare_output, count_mismatches};
+pub use crate::verification::{MismatchCount, OutputCheck};
 use std::any::Any;
 use std::fmt;
-
-/// Elements that differ between the GPU's buffer and the host's, out of `total`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MismatchCount {
-    pub mismatches: usize,
-    pub total: usize,
-}
-
-impl MismatchCount {
-    pub fn passed(&self) -> bool {
-        self.mismatches == 0
-    }
-}
-
-impl fmt::Display for MismatchCount {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = if self.passed() { "passed" } else { "FAILED" };
-        write!(f, "{verdict} ({} mismatches of {})", self.mismatches, self.total)
-    }
-}
 
 /// The two preprocessing buffers of the GPU pipeline against the host's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,23 +22,6 @@ pub struct PreprocessingCheck {
     pub input: MismatchCount,
     /// Dense weight B.
     pub weight: MismatchCount,
-}
-
-/// The output against an f64 host result.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OutputCheck {
-    pub max_abs_error: f64,
-    /// Largest absolute error over the largest reference magnitude.
-    pub max_rel_error: f64,
-    /// ‖y − ref‖₂ / ‖ref‖₂, the pass criterion.
-    pub rel_norm_error: f64,
-    pub tolerance: f64,
-}
-
-impl OutputCheck {
-    pub fn passed(&self) -> bool {
-        self.rel_norm_error <= self.tolerance
-    }
 }
 
 /// What one verified forward found.
@@ -103,21 +67,6 @@ impl fmt::Display for VerificationReport {
             o.tolerance,
             if o.passed() { "valid" } else { "INVALID" }
         )
-    }
-}
-
-fn count_mismatches<T: Element>(device: &[T], host: &[T]) -> MismatchCount {
-    let mismatches = device.iter().zip(host).filter(|(d, h)| d.to_bits_u32() != h.to_bits_u32()).count();
-    MismatchCount { mismatches, total: host.len() }
-}
-
-fn compare_output<T: Element>(y: &[T], reference: &[f64]) -> OutputCheck {
-    let stats = error_stats(y, reference);
-    OutputCheck {
-        max_abs_error: stats.max_abs_error,
-        max_rel_error: stats.max_rel_error,
-        rel_norm_error: stats.rel_norm_error,
-        tolerance: tolerance(T::DTYPE),
     }
 }
 

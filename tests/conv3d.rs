@@ -1,0 +1,259 @@
+//! conv3d against an f64 reference written here: every algorithm on every backend present,
+//! both layouts, all dtypes, odd sizes at tile edges, stride 2, dilation 2, groups 1/2/C,
+//! kernels 1³, 3³, 5³, (3,1,1), (1,3,3), causal padding, bias and SiLU, NaN-poisoned
+//! outputs; random shapes; and causal streaming chunk by chunk against one pass.
+
+mod common;
+
+use common::conv3d::{check_forward, index, out_extent, random, reference, upload};
+use common::{announce, devices, fresh_seed, rel_norm_error, tolerance, Rng};
+use hipconv::conv3d::{Activation, Algorithm, Conv3d, Frames, Layout, Options, Padding, Shape};
+use hipconv::half::{bf16, f16};
+use hipconv::{Device, Element};
+
+const LAYOUTS: [Layout; 2] = [Layout::Ncdhw, Layout::Ndhwc];
+
+/// The fixed cases: each a shape, and whether it runs with bias and SiLU.
+fn cases() -> Vec<(Shape, bool)> {
+    let sym = |p| Padding::Symmetric(p);
+    vec![
+        (Shape::new(2, 5, 7, [5, 9, 11], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        (Shape::new(1, 4, 6, [7, 10, 9], [3, 3, 3]).stride([2, 2, 2]).padding(sym([1, 0, 2])), true),
+        (Shape::new(1, 3, 5, [6, 9, 8], [3, 3, 3]).dilation([2, 2, 2]).padding(sym([2, 2, 2])), false),
+        (Shape::new(2, 6, 4, [4, 7, 9], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
+        (Shape::new(2, 8, 8, [5, 9, 10], [3, 3, 3]).groups(8).padding(sym([1, 1, 1])), false),
+        (Shape::new(1, 16, 24, [3, 5, 7], [1, 1, 1]), true),
+        (Shape::new(1, 3, 4, [6, 8, 7], [5, 5, 5]).padding(sym([2, 2, 2])), false),
+        (Shape::new(1, 8, 8, [6, 5, 5], [3, 1, 1]).padding(Padding::Causal), true),
+        (Shape::new(1, 9, 10, [2, 7, 13], [1, 3, 3]).padding(sym([0, 1, 1])), false),
+        (Shape::new(1, 16, 16, [3, 6, 10], [3, 3, 3]).padding(Padding::Causal), true),
+        // GEMM tile edges: m = 270 output positions, cout 72, k = 864.
+        (Shape::new(1, 32, 72, [2, 9, 15], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        // Depthwise on 16-byte channel groups, causal; and one with dilation and stride.
+        (Shape::new(1, 24, 24, [4, 6, 9], [3, 3, 3]).groups(24).padding(Padding::Causal), true),
+        (
+            Shape::new(2, 16, 16, [7, 9, 12], [3, 3, 3])
+                .groups(16)
+                .stride([1, 2, 2])
+                .dilation([2, 1, 2])
+                .padding(sym([2, 1, 2])),
+            false,
+        ),
+        // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
+        (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
+    ]
+}
+
+fn is_depthwise(s: &Shape) -> bool {
+    s.groups == s.cin && s.cin == s.cout
+}
+
+/// The algorithms that take `s` (Depthwise only where groups == cin == cout), and Auto.
+fn algorithms_for(s: &Shape) -> Vec<Algorithm> {
+    let mut list: Vec<Algorithm> =
+        Algorithm::ALL.into_iter().filter(|a| *a != Algorithm::Depthwise || is_depthwise(s)).collect();
+    list.push(Algorithm::Auto);
+    list
+}
+
+fn run_all_dtypes(device: &Device, s: Shape, options: Options, bias: bool, rng: &mut Rng) {
+    check_forward::<f16>(device, s, options, bias, rng);
+    check_forward::<bf16>(device, s, options, bias, rng);
+    check_forward::<f32>(device, s, options, bias, rng);
+}
+
+#[test]
+fn every_algorithm_matches_the_f64_reference() {
+    let mut rng = Rng::new(fresh_seed("every_algorithm_matches_the_f64_reference"));
+    for device in devices("every_algorithm_matches_the_f64_reference") {
+        for (s, bias) in cases() {
+            for algorithm in algorithms_for(&s) {
+                for layout in LAYOUTS {
+                    let activation = if bias { Activation::Silu } else { Activation::Identity };
+                    run_all_dtypes(&device, s, Options { algorithm, layout, activation }, bias, &mut rng);
+                }
+            }
+        }
+    }
+}
+
+/// A random valid shape: sizes 1-9, kernels 1-3 per axis, stride and dilation 1-2, groups
+/// from the channel counts' common divisors, padding symmetric 0-2 or causal.
+fn random_shape(rng: &mut Rng) -> Shape {
+    loop {
+        let groups = [1, 1, 2, 3][rng.range(0, 3)];
+        let (cin, cout) = (groups * rng.range(1, 5), groups * rng.range(1, 5));
+        let input = [rng.range(1, 6), rng.range(1, 9), rng.range(1, 9)];
+        let kernel = [rng.range(1, 3), rng.range(1, 3), rng.range(1, 3)];
+        let padding = if rng.range(0, 2) == 0 {
+            Padding::Causal
+        } else {
+            Padding::Symmetric([rng.range(0, 2), rng.range(0, 2), rng.range(0, 2)])
+        };
+        let s = Shape::new(rng.range(1, 2), cin, cout, input, kernel)
+            .groups(groups)
+            .stride([rng.range(1, 2), rng.range(1, 2), rng.range(1, 2)])
+            .dilation([rng.range(1, 2), rng.range(1, 2), rng.range(1, 2)])
+            .padding(padding);
+        if s.output().is_some() {
+            return s;
+        }
+    }
+}
+
+#[test]
+fn random_shapes_match_the_reference() {
+    let mut rng = Rng::new(fresh_seed("random_shapes_match_the_reference"));
+    for device in devices("random_shapes_match_the_reference") {
+        for _ in 0..12 {
+            let s = random_shape(&mut rng);
+            for algorithm in algorithms_for(&s) {
+                let layout = LAYOUTS[rng.range(0, 1)];
+                let options = Options { algorithm, layout, activation: Activation::Silu };
+                match rng.range(0, 2) {
+                    0 => check_forward::<f16>(&device, s, options, true, &mut rng),
+                    1 => check_forward::<bf16>(&device, s, options, false, &mut rng),
+                    _ => check_forward::<f32>(&device, s, options, true, &mut rng),
+                };
+            }
+        }
+    }
+}
+
+/// Frames `start .. start + len` of a `channels × [D, H, W]` tensor, in `layout`.
+fn frames_of<T: Copy>(
+    layout: Layout,
+    batch: usize,
+    channels: usize,
+    e: [usize; 3],
+    v: &[T],
+    start: usize,
+    len: usize,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(batch * channels * len * e[1] * e[2]);
+    let sub = [len, e[1], e[2]];
+    out.resize(batch * channels * len * e[1] * e[2], v[0]);
+    for n in 0..batch {
+        for c in 0..channels {
+            for d in 0..len {
+                for h in 0..e[1] {
+                    for w in 0..e[2] {
+                        out[index(layout, channels, sub, [n, c, d, h, w])] =
+                            v[index(layout, channels, e, [n, c, start + d, h, w])];
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A causal video cut into chunks of `chunk` frames, each continuing from the previous
+/// chunk's final frames, gives exactly the one-pass output; the last final frames are the
+/// video's last frames.
+fn check_streaming<T: Element>(device: &Device, s: Shape, options: Options, chunk: usize, rng: &mut Rng) {
+    let stream = device.stream().unwrap();
+    let [depth, h, w] = s.input;
+    let x: Vec<T> = random(rng, s.x_len());
+    let wt: Vec<T> = random(rng, s.w_len());
+    let b: Vec<T> = random(rng, s.cout);
+    let (wd, bd) = (upload(device, &stream, &wt), upload(device, &stream, &b));
+    let out = out_extent(&s);
+    assert_eq!(out[0], depth, "causal, depth stride 1: one output frame per input frame");
+
+    let mut whole = upload(device, &stream, &vec![common::nan::<T>(); s.y_len()]);
+    let mut conv = Conv3d::<T>::new(device, s, options).unwrap();
+    conv.forward(&stream, &upload(device, &stream, &x), &wd, Some(&bd), &mut whole).unwrap();
+    let whole = whole.to_vec(&stream).unwrap();
+    let silu = options.activation == Activation::Silu;
+    let err = rel_norm_error(&whole, &reference(&s, options.layout, &x, &wt, Some(&b), None, silu));
+    assert!(err < tolerance(T::DTYPE), "one pass {} on {}: {err:.3e}", options.algorithm, device.id());
+
+    let history = s.history_frames();
+    let mut initial: Option<hipconv::Buffer<T>> = None;
+    let mut chunked = vec![common::nan::<T>(); s.y_len()];
+    let mut start = 0;
+    while start < depth {
+        let len = chunk.min(depth - start);
+        let cs = Shape { input: [len, h, w], ..s };
+        let xc = upload(device, &stream, &frames_of(options.layout, s.batch, s.cin, s.input, &x, start, len));
+        let mut yc = upload(device, &stream, &vec![common::nan::<T>(); cs.y_len()]);
+        let mut final_frames = upload(device, &stream, &vec![common::nan::<T>(); cs.frames_len()]);
+        let mut conv = Conv3d::<T>::new(device, cs, options).unwrap();
+        let frames = Frames { initial: initial.as_ref(), final_frames: Some(&mut final_frames) };
+        conv.forward_chunk(&stream, &xc, &wd, Some(&bd), frames, &mut yc).unwrap();
+        let yc = yc.to_vec(&stream).unwrap();
+        let oe = out_extent(&cs);
+        for n in 0..s.batch {
+            for c in 0..s.cout {
+                for d in 0..len {
+                    for i in 0..out[1] {
+                        for j in 0..out[2] {
+                            chunked[index(options.layout, s.cout, out, [n, c, start + d, i, j])] =
+                                yc[index(options.layout, s.cout, oe, [n, c, d, i, j])];
+                        }
+                    }
+                }
+            }
+        }
+        initial = Some(final_frames);
+        start += len;
+    }
+    let same = whole.iter().zip(&chunked).filter(|(a, b)| a.to_bits_u32() == b.to_bits_u32()).count();
+    assert_eq!(
+        same,
+        whole.len(),
+        "{} {:?} on {} {:?}: chunks of {chunk} differ from one pass in {} of {} outputs",
+        options.algorithm,
+        T::DTYPE,
+        device.id(),
+        options.layout,
+        whole.len() - same,
+        whole.len()
+    );
+    // The last chunk's final frames are the video's last `history` frames (zeros before it).
+    let last = initial.unwrap().to_vec(&stream).unwrap();
+    let want: Vec<T> = if depth >= history {
+        frames_of(options.layout, s.batch, s.cin, s.input, &x, depth - history, history)
+    } else {
+        let mut v = vec![T::from_f32(0.0); s.frames_len()];
+        let fe = [history, h, w];
+        for n in 0..s.batch {
+            for c in 0..s.cin {
+                for d in 0..depth {
+                    for i in 0..h {
+                        for j in 0..w {
+                            v[index(options.layout, s.cin, fe, [n, c, history - depth + d, i, j])] =
+                                x[index(options.layout, s.cin, s.input, [n, c, d, i, j])];
+                        }
+                    }
+                }
+            }
+        }
+        v
+    };
+    assert!(last.iter().zip(&want).all(|(a, b)| a.to_bits_u32() == b.to_bits_u32()), "final frames on {}", device.id());
+}
+
+#[test]
+fn causal_streaming_chunk_by_chunk_equals_one_pass() {
+    let mut rng = Rng::new(fresh_seed("causal_streaming_chunk_by_chunk_equals_one_pass"));
+    for device in devices("causal_streaming_chunk_by_chunk_equals_one_pass") {
+        let dense = Shape::new(2, 16, 8, [7, 5, 9], [3, 3, 3]).padding(Padding::Causal);
+        let dilated = Shape::new(1, 5, 6, [8, 6, 5], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
+        let depthwise = Shape::new(1, 16, 16, [6, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal);
+        for s in [dense, dilated, depthwise] {
+            for algorithm in algorithms_for(&s) {
+                for layout in LAYOUTS {
+                    let options = Options { algorithm, layout, activation: Activation::Silu };
+                    for chunk in [1, 2, 5] {
+                        check_streaming::<f16>(&device, s, options, chunk, &mut rng);
+                    }
+                    check_streaming::<bf16>(&device, s, options, 2, &mut rng);
+                    check_streaming::<f32>(&device, s, options, 5, &mut rng);
+                }
+            }
+        }
+        announce(&format!("conv3d streaming: chunks of 1, 2, 5 frames equal one pass on {}", device.id()));
+    }
+}
