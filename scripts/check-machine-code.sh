@@ -6,11 +6,19 @@
 #      gemm_abt    tiled_gemm_kernel<T, ...>          (hip/conv1d/gemm_abt.hip: Im2colGemm's
 #                                                      GEMM, hip/gemm/tiled_gemm.h)
 #      fused_gemm  conv1d_fused_gemm_kernel<T, ...>   (hip/conv1d/fused_gemm.hip: FusedGemm)
+#      im3col_gemm tiled_gemm_kernel<T, GroupOutput<T>> (hip/conv3d/im3col_gemm.hip: conv3d
+#                                                      Im3colGemm's GEMM)
+#      implicit_gemm conv3d_implicit_gemm_kernel<T, ...> (hip/conv3d/implicit_gemm.hip)
+#    A kernel is named by a substring of its mangled name and, where one template serves
+#    several objects (tiled_gemm_kernel), a second substring (the epilogue's type).
 #    One line per (target, object, dtype) with the count and kinds of matrix instructions in
 #    that dtype's kernels; it fails if a dtype has no kernel or no matrix instruction.
 #    rocm: v_mfma_* in the object's code object for every AMD target (from the static
 #          library build.rs produced under TARGET_DIR);
-#    cuda: HMMA/HGMMA in the kernels' SASS for every NVIDIA target of BINARY.
+#    cuda: HMMA/HGMMA in the kernels' SASS for every NVIDIA target of BINARY; kernels the
+#          binary does not link (causal_conv1d calls no conv3d kernel) are read from the
+#          kernel library beside a cargo-built BINARY (see 2.), and reported NOT CHECKED
+#          where there is none.
 #    The dtype is the kernel's first template argument (__half; hip_bfloat16 or
 #    __nv_bfloat16; float).
 #
@@ -46,7 +54,9 @@ llvm_bin=${HIPCONV_LLVM_BIN:-/usr/lib/llvm-15/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail_matrix=0 fail_stream=0
-matrix_kernels=("gemm_abt tiled_gemm_kernel" "fused_gemm conv1d_fused_gemm_kernel")  # "OBJECT KERNEL"
+# "OBJECT KERNEL [FILTER]": kernels whose mangled name holds KERNEL (and FILTER)
+matrix_kernels=("gemm_abt tiled_gemm_kernel ChannelFirstOutput" "fused_gemm conv1d_fused_gemm_kernel"
+                "im3col_gemm tiled_gemm_kernel GroupOutput" "implicit_gemm conv3d_implicit_gemm_kernel")
 matrix_dtypes=(f16 bf16 f32)
 streaming=(direct_channel_first direct_channel_last update)  # objects (rocm); conv1d_<name> kernels (cuda)
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
@@ -184,6 +194,15 @@ library_beside() {
     [ -z "$libs" ] || realpath "$(ls -t $libs | sed -n 1p)"
 }
 
+# SASS on stdin -> "MANGLED_KERNEL INSTRUCTION" lines for by_dtype: the kernels whose name
+# holds KERNEL and FILTER, and their HMMA/HGMMA instructions.
+cuda_matrix_lines() {  # cuda_matrix_lines KERNEL FILTER
+    awk -v k="$1" -v x="$2" '/Function : / { name = $NF; f = index(name, k) > 0 && (x == "" || index(name, x) > 0)
+                                             if (f) print name, "-"; next }
+                             f && match($0, /(HMMA|HGMMA)[.A-Z0-9]*/) { print name, substr($0, RSTART, RLENGTH) }' |
+        by_dtype
+}
+
 check_cuda_streaming() {  # check_cuda_streaming SM NAME   (uses $sass, the SASS of BINARY)
     local sm=$1 name=$2 code kernels loads stores local_ops from=""
     # The SASS of every kernel whose (mangled) name contains conv1d_NAME.
@@ -225,11 +244,12 @@ rocm)
     lib=$(realpath "$(ls -t "$artifact"/build/hipconv-*/out/libhipconv_kernels.a | sed -n 1p)")
     (cd "$work" && ar x "$lib")
     for entry in "${matrix_kernels[@]}"; do
-        read -r object kernel <<<"$entry"
+        read -r object kernel filter <<<"$entry"
         for arch in ${archs//;/ }; do
             asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$(code_object "$object" "$arch")")
-            lines=$(awk -v k="$kernel" '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 2, length($2) - 3)
-                                                              f = index(name, k) > 0; if (f) print name, "-"; next }
+            lines=$(awk -v k="$kernel" -v x="${filter:-}" '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 2, length($2) - 3)
+                                                              f = index(name, k) > 0 && (x == "" || index(name, x) > 0)
+                                                              if (f) print name, "-"; next }
                                         f && $1 ~ /^v_mfma_/ { print name, $1 }' <<<"$asm" | by_dtype)
             report rocm "$arch" "$object" "$lines"
         done
@@ -246,11 +266,23 @@ cuda)
         sm=${arch#sm_}
         sass=$(cuobjdump -sass -arch "sm_$sm" "$artifact")
         for entry in "${matrix_kernels[@]}"; do
-            read -r object kernel <<<"$entry"
-            lines=$(awk -v k="$kernel" '/Function : / { name = $NF; f = index(name, k) > 0; if (f) print name, "-"; next }
-                                        f && match($0, /(HMMA|HGMMA)[.A-Z0-9]*/) { print name, substr($0, RSTART, RLENGTH) }' \
-                <<<"$sass" | by_dtype)
-            report cuda "sm_$sm" "$object" "$lines"
+            read -r object kernel filter <<<"$entry"
+            lines=$(cuda_matrix_lines "$kernel" "${filter:-}" <<<"$sass")
+            from=""
+            if [ -z "$lines" ]; then
+                # Not linked into BINARY: the kernel library beside it has every object.
+                if [ -z "${library:-}" ]; then
+                    library=$(library_beside)
+                    [ -n "$library" ] || {
+                        echo "cuda sm_$sm $object: NOT CHECKED: no $kernel kernel in $artifact, no kernel library beside it"
+                        continue
+                    }
+                fi
+                [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+                lines=$(cuda_matrix_lines "$kernel" "${filter:-}" <<<"${library_sass[$sm]}")
+                from=" (from the kernel library)"
+            fi
+            report cuda "sm_$sm" "$object$from" "$lines"
         done
         if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
             for name in "${streaming[@]}"; do

@@ -74,5 +74,52 @@ inline bool valid_params(const hipconv_conv3d_params &p) {
     return true;
 }
 
+// The columns of a group's patch matrix in the order of w's rows (conv3d.h, im3col):
+// col(ci, kd, kh, kw) = ci*w_stride[1] + kd*w_stride[2] + kh*w_stride[3] + kw*w_stride[4],
+// which must be a permutation of 0 .. k_g-1 (w dense per output channel). column_order()
+// finds the axes' nesting (axis 0 = ci, 1 = kd, 2 = kh, 3 = kw; inner[0] the fastest) and
+// checks the permutation; decompose() inverts col.
+struct ColumnOrder {
+    int axis[4];  // inner to outer
+    int size[4];
+    int k_g;
+};
+
+inline bool column_order(const hipconv_conv3d_params &p, ColumnOrder *order) {
+    const int64_t size[4] = {p.cin / p.groups, p.kernel[0], p.kernel[1], p.kernel[2]};
+    const int64_t stride[4] = {p.w_stride[1], p.w_stride[2], p.w_stride[3], p.w_stride[4]};
+    int axis[4] = {0, 1, 2, 3};
+    // Sort by stride (an axis of size 1 has no stride that matters: it sorts innermost).
+    auto key = [&](int a) { return size[a] == 1 ? int64_t(-1) : stride[a]; };
+    for (int i = 1; i < 4; ++i)
+        for (int j = i; j > 0 && key(axis[j]) < key(axis[j - 1]); --j) {
+            const int t = axis[j];
+            axis[j] = axis[j - 1];
+            axis[j - 1] = t;
+        }
+    int64_t dense = 1;
+    for (int i = 0; i < 4; ++i) {
+        const int a = axis[i];
+        if (size[a] > 1 && stride[a] != dense) return false;
+        order->axis[i] = a;
+        order->size[i] = (int)size[a];
+        dense *= size[a];
+    }
+    if (dense > INT32_MAX || p.w_stride[0] != dense) return false;
+    order->k_g = (int)dense;
+    return true;
+}
+
+// col (0 <= col < k_g) -> (ci, kd, kh, kw) as idx[0..3].
+__device__ inline void decompose(const ColumnOrder &order, int col, int (&idx)[4]) {
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        const int q = col / order.size[i];
+        idx[order.axis[i]] = col - q * order.size[i];
+        col = q;
+    }
+    idx[order.axis[3]] = col;
+}
+
 }  // namespace conv3d
 }  // namespace hipconv

@@ -1,0 +1,122 @@
+/*
+ * The conv3d GEMMs' output stage (im3col_gemm.hip, implicit_gemm.hip): a block's fp32 tile
+ * of C in shared memory, c[j * ld + i] = C(m0 + i, co0 + j), gets bias and SiLU and is
+ * written to y[n, co, od, oh, ow] through y_stride (m = ((n*out[0] + od)*out[1] + oh)*out[2]
+ * + ow). The tile is contiguous along m.
+ *
+ *   channel-last y (y_stride[1] == 1, NDHWC): a thread takes one position i and a run of
+ *     16 bytes' worth of channels j..j+7 (f32: 4); the lanes of a wave take consecutive i,
+ *     so each read c[j' * ld + i] of the run hits consecutive banks, and the run is one
+ *     16-byte store where y allows (OutputView::vector), element stores otherwise.
+ *   otherwise (NCDHW and any other strides): consecutive threads along i, one element each:
+ *     conflict-free reads, and stores along ow (contiguous in NCDHW).
+ * The y offset of each row's position is computed once per tile into `rows` (shared).
+ */
+#pragma once
+
+#include <cstring>
+
+#include "activation.h"
+#include "compat.h"
+#include "element.h"
+#include "geometry.h"
+
+namespace hipconv {
+namespace conv3d {
+
+// Where and how a launch writes y (host-built, passed to the kernel by value).
+struct OutputView {
+    void *y;
+    const void *bias;
+    int64_t stride[kTensorAxes];
+    int32_t out[kAxes];
+    int32_t silu;
+    int32_t channel_last;  // y_stride[1] == 1
+    int32_t vector;        // channel-last runs of 16 bytes are one aligned store
+};
+
+template <typename T> inline OutputView output_view(const hipconv_conv3d_params &p) {
+    constexpr int kVec = 16 / sizeof(T);
+    OutputView o{};
+    o.y = p.y;
+    o.bias = p.bias;
+    for (int a = 0; a < kTensorAxes; ++a) o.stride[a] = p.y_stride[a];
+    for (int a = 0; a < kAxes; ++a) o.out[a] = p.out[a];
+    o.silu = p.silu;
+    o.channel_last = p.y_stride[1] == 1;
+    const int cout_g = p.cout / p.groups;
+    o.vector = o.channel_last && (reinterpret_cast<uintptr_t>(p.y) & 15) == 0 && p.y_stride[0] % kVec == 0 &&
+               p.y_stride[2] % kVec == 0 && p.y_stride[3] % kVec == 0 && p.y_stride[4] % kVec == 0 &&
+               (p.groups == 1 || cout_g % kVec == 0);
+    return o;
+}
+
+template <typename T> __device__ inline uint32_t element_bits(T v) {
+    element_bits_t<T> bits;
+    memcpy(&bits, &v, sizeof(T));
+    return (uint32_t)bits;
+}
+
+// Writes the tile (rows x cols of it valid, rows <= bm, cols <= bn; co0 a multiple of 8 where
+// o.vector) with all kThreads threads of the block; `rows_smem` holds bm int64 (shared).
+// Starts and ends with the block in step (it synchronises internally).
+template <typename T, int kThreads>
+__device__ inline void write_output_tile(const OutputView &o, const float *c, int ld, int bm, int bn, int64_t m0,
+                                         int rows, int co0, int cols, int64_t *rows_smem) {
+    constexpr int kVec = 16 / sizeof(T);
+    for (int i = threadIdx.x; i < rows; i += kThreads) {
+        QuotientRemainder q = divide(m0 + i, o.out[2]);
+        const int64_t ow = q.remainder;
+        q = divide(q.quotient, o.out[1]);
+        const int64_t oh = q.remainder;
+        q = divide(q.quotient, o.out[0]);
+        rows_smem[i] = q.quotient * o.stride[0] + q.remainder * o.stride[2] + oh * o.stride[3] + ow * o.stride[4];
+    }
+    __syncthreads();
+    T *y = static_cast<T *>(o.y);
+    const T *bias = static_cast<const T *>(o.bias);
+    if (o.channel_last) {
+        const int runs = (cols + kVec - 1) / kVec;
+        for (int item = threadIdx.x; item < bm * runs; item += kThreads) {
+            const int i = item % bm, j0 = (item / bm) * kVec;
+            if (i >= rows) continue;
+            T *dst = y + rows_smem[i] + (int64_t)(co0 + j0);
+            float v[kVec];
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) {
+                const int j = min(j0 + e, bn - 1);  // past cols: computed, never stored
+                float s = c[j * ld + i];
+                if (bias != nullptr && j0 + e < cols) s += to_float(bias[co0 + j0 + e]);
+                v[e] = activate_fast(s, o.silu != 0);
+            }
+            if (o.vector && j0 + kVec <= cols) {
+                uint32_t w[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    if constexpr (sizeof(T) == 2) {
+                        w[q] = element_bits(from_float<T>(v[2 * q])) | element_bits(from_float<T>(v[2 * q + 1])) << 16;
+                    } else {
+                        w[q] = __float_as_uint(v[q]);
+                    }
+                }
+                *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < kVec; ++e)
+                    if (j0 + e < cols) dst[e] = from_float<T>(v[e]);  // channel stride 1
+            }
+        }
+    } else {
+        for (int item = threadIdx.x; item < bm * cols; item += kThreads) {
+            const int i = item % bm, j = item / bm;
+            if (i >= rows) continue;
+            float s = c[j * ld + i];
+            if (bias != nullptr) s += to_float(bias[co0 + j]);
+            y[rows_smem[i] + (int64_t)(co0 + j) * o.stride[1]] = from_float<T>(activate_fast(s, o.silu != 0));
+        }
+    }
+    __syncthreads();
+}
+
+}  // namespace conv3d
+}  // namespace hipconv
