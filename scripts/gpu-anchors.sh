@@ -6,8 +6,10 @@
 # while the whole test suite runs with the GPU required, compute-sanitizer memcheck runs
 # over the forward, update, varlen and states tests, and the examples run; then the bench
 # (Auto rows, bias + SiLU rows, state rows) and the kit's compare_dao.py, so the side-by-side
-# comes from the same call. $OUT gets bench.json, anchors.json, side_by_side.json, bench.log
-# and logs.tgz (everything else).
+# comes from the same call; then conv3d's bench table and the kit's compare_conv3d.py (cuDNN)
+# through dist/conv3d.sh --bench-only. $OUT gets bench.json, anchors.json, side_by_side.json,
+# bench.log, conv3d_bench.json, conv3d_anchors.json, conv3d_side_by_side.json and logs.tgz
+# (everything else).
 set -uo pipefail
 root=$PWD
 OUT=${OUT:-/tmp/hipconv-anchors}
@@ -38,10 +40,12 @@ done
 examples/causal_conv1d_verify_host 2>&1 | grep -E "mismatches|valid|time per|backend" | head -8
 examples/causal_conv1d --layout channel_last 2>&1 | grep -E "valid|time per" | head -3
 examples/decode 2>&1 | grep -E "decode step|valid|error" | tail -3
-examples/bench --auto-only --json /tmp/f/bench.json > /tmp/f/bench.log 2>&1; echo "bench exit $?"; cp /tmp/f/bench.json /tmp/f/bench.log "$OUT/"
+examples/conv3d_verify_host 2>&1 | grep -E "^==|mismatches|valid|time per" | head -30
+examples/bench --family conv1d --auto-only --json /tmp/f/bench.json > /tmp/f/bench.log 2>&1; echo "bench exit $?"; cp /tmp/f/bench.json /tmp/f/bench.log "$OUT/"
 cd "$root"
 wait $build; tail -1 /tmp/f/dao_build.log
 PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/dao/causal-conv1d python3 .anchors/compare_dao.py --ours /tmp/f/bench.json --out /tmp/f > /tmp/f/compare.log 2>&1; echo "compare exit $?"
 sed -n '/^copy GB/,$p' /tmp/f/compare.log | grep -v "missing (-%)"
 cp /tmp/f/bench.json /tmp/f/anchors.json /tmp/f/side_by_side.json "$OUT/" 2>/dev/null
 tar czf "$OUT/logs.tgz" --exclude=f/bench.json --exclude=f/anchors.json --exclude=f/side_by_side.json -C /tmp f
+OUT="$OUT" bash dist/conv3d.sh --bench-only

@@ -20,15 +20,17 @@ for line in sys.stdin:
         print(msg["executable"])' |
     while read -r exe; do cp "$exe" dist/tests/; done
 
-# The example twice: with host verification, and as a production build without it.
-cargo build --release --features verify_host --example causal_conv1d
+# The examples twice: with host verification, and as a production build without it.
+cargo build --release --features verify_host --example causal_conv1d --example conv3d
 cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d_verify_host
-cargo build --release --example causal_conv1d --example bench --example decode
-cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode} dist/examples/
+cp "$CARGO_TARGET_DIR/release/examples/conv3d" dist/examples/conv3d_verify_host
+cargo build --release --example causal_conv1d --example bench --example decode --example conv3d
+cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode,conv3d} dist/examples/
 
 strip dist/tests/* dist/examples/*
 cp scripts/gpu-run.sh dist/run.sh
 cp scripts/gpu-anchors.sh dist/anchors.sh
+cp scripts/gpu-conv3d.sh dist/conv3d.sh
 cp bench/compare_torch.py dist/
 scripts/check-machine-code.sh cuda dist/examples/causal_conv1d "${HIPCONV_CUDA_ARCHS:-80;90}"
 du -sh dist

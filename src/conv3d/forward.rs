@@ -2,9 +2,10 @@
 //! bias, activation and the frames of a causal stream ([`Frames`]).
 
 use super::check;
+use super::heuristics;
 use super::host::patch_len;
-use super::launch::{self, Operands};
-use super::options::{Algorithm, Options};
+use super::launch::{self, Operands, Relayout};
+use super::options::{Algorithm, Layout, Options};
 use super::shape::Shape;
 use crate::element::Element;
 use crate::error::Result;
@@ -27,7 +28,8 @@ impl<T: Element> Default for Frames<'_, T> {
 }
 
 /// A conv3d of one shape and set of options on one device. It owns its workspace (for
-/// `Im3colGemm`: the patch matrix), so `forward` allocates nothing and never waits for the
+/// `Im3colGemm`: the patch matrix; for an NCDHW `ImplicitGemm` on a GPU: channels-last
+/// copies of x, w and the frames), so `forward` allocates nothing and never waits for the
 /// host: it can be captured in a graph.
 #[derive(Debug)]
 pub struct Conv3d<T: Element> {
@@ -35,6 +37,16 @@ pub struct Conv3d<T: Element> {
     shape: Shape,
     options: Options,
     patches: Option<Buffer<T>>,
+    channels_last: Option<ChannelsLast<T>>,
+}
+
+/// NDHWC copies of an NCDHW conv's inputs, which the implicit GEMM reads with 16-byte
+/// gathers (heuristics::stage_channels_last says when).
+#[derive(Debug)]
+struct ChannelsLast<T: Element> {
+    x: Buffer<T>,
+    w: Buffer<T>,
+    frames: Option<Buffer<T>>,
 }
 
 impl<T: Element> Conv3d<T> {
@@ -49,7 +61,17 @@ impl<T: Element> Conv3d<T> {
         } else {
             None
         };
-        Ok(Conv3d { device: device.clone(), shape, options, patches })
+        let channels_last = if device.is_gpu() && heuristics::stage_channels_last::<T>(&shape, &options) {
+            let frames = shape.history_frames() > 0 && shape.padding == super::Padding::Causal;
+            Some(ChannelsLast {
+                x: device.alloc(shape.x_len())?,
+                w: device.alloc(shape.w_len())?,
+                frames: if frames { Some(device.alloc(shape.frames_len())?) } else { None },
+            })
+        } else {
+            None
+        };
+        Ok(Conv3d { device: device.clone(), shape, options, patches, channels_last })
     }
 
     pub fn device(&self) -> &Device {
@@ -65,9 +87,12 @@ impl<T: Element> Conv3d<T> {
         self.options
     }
 
-    /// Bytes of device memory the op holds besides its operands (the `Im3colGemm` patch matrix).
+    /// Bytes of device memory the op holds besides its operands (the `Im3colGemm` patch
+    /// matrix, or the channels-last copies of an NCDHW `ImplicitGemm`).
     pub fn workspace_bytes(&self) -> usize {
-        self.patches.as_ref().map_or(0, |a| a.len() * std::mem::size_of::<T>())
+        let staged =
+            self.channels_last.as_ref().map_or(0, |c| c.x.len() + c.w.len() + c.frames.as_ref().map_or(0, Buffer::len));
+        (self.patches.as_ref().map_or(0, Buffer::len) + staged) * std::mem::size_of::<T>()
     }
 
     /// Enqueues `y = act(bias + conv(x, w))` on `stream` (bias `[cout]` optional). Arguments
@@ -108,12 +133,27 @@ impl<T: Element> Conv3d<T> {
         // (Im3colGemm) check::im3col_workspace in `new`, which sized the patch matrix; x, w,
         // bias and y passed check::forward_buffers, the frames check::frames above.
         unsafe {
-            match &mut self.patches {
-                Some(a) => {
+            match (&mut self.patches, &mut self.channels_last) {
+                (Some(a), _) => {
                     launch::run_im3col(stream, &s, &options, operands, a)?;
                     launch::run_im3col_gemm(stream, &s, &options, operands, a, y)?;
                 }
-                None => launch::run_forward(stream, &s, &options, operands, y)?,
+                // NCDHW through channels-last copies: x, w and the frames transposed first
+                // (the copies have the same lengths, so they pass the same checks).
+                (None, Some(cl)) => {
+                    launch::run_to_channels_last(stream, &s, Relayout::Input, x, &mut cl.x)?;
+                    launch::run_to_channels_last(stream, &s, Relayout::Weight, w, &mut cl.w)?;
+                    let staged_initial = match (initial, &mut cl.frames) {
+                        (Some(frames), Some(copy)) => {
+                            launch::run_to_channels_last(stream, &s, Relayout::Frames, frames, copy)?;
+                            Some(&*copy)
+                        }
+                        _ => None,
+                    };
+                    let staged = Operands { x: &cl.x, w: &cl.w, bias, initial: staged_initial };
+                    launch::run_forward(stream, &s, &options, Layout::Ndhwc, staged, y)?;
+                }
+                (None, None) => launch::run_forward(stream, &s, &options, options.layout, operands, y)?,
             }
             match final_frames {
                 Some(out) => launch::run_final_frames(stream, &s, &options, x, initial, out),

@@ -3,7 +3,7 @@
 //! result layer. Unsafe: callers (launch.rs) pass checked arguments (check.rs).
 
 use super::host::patch_lda;
-use super::options::{Algorithm, Options};
+use super::options::{Algorithm, Layout, Options};
 use super::shape::Shape;
 use crate::element::{DType, Element};
 use crate::error::Result;
@@ -41,6 +41,7 @@ struct Kernels {
     im3col: Entry<sys::hipconv_conv3d_im3col_params>,
     im3col_gemm: Entry<sys::hipconv_conv3d_im3col_params>,
     final_frames: Entry<sys::hipconv_conv3d_frames_params>,
+    transpose: Entry<sys::hipconv_conv3d_transpose_params>,
 }
 
 macro_rules! entry {
@@ -58,6 +59,7 @@ const F16: Kernels = Kernels {
     im3col: entry!(hipconv_conv3d_im3col_f16),
     im3col_gemm: entry!(hipconv_conv3d_im3col_gemm_f16),
     final_frames: entry!(hipconv_conv3d_final_frames_f16),
+    transpose: entry!(hipconv_conv3d_transpose_f16),
 };
 const BF16: Kernels = Kernels {
     naive: entry!(hipconv_conv3d_naive_bf16),
@@ -67,6 +69,7 @@ const BF16: Kernels = Kernels {
     im3col: entry!(hipconv_conv3d_im3col_bf16),
     im3col_gemm: entry!(hipconv_conv3d_im3col_gemm_bf16),
     final_frames: entry!(hipconv_conv3d_final_frames_bf16),
+    transpose: entry!(hipconv_conv3d_transpose_bf16),
 };
 const F32: Kernels = Kernels {
     naive: entry!(hipconv_conv3d_naive_f32),
@@ -76,6 +79,7 @@ const F32: Kernels = Kernels {
     im3col: entry!(hipconv_conv3d_im3col_f32),
     im3col_gemm: entry!(hipconv_conv3d_im3col_gemm_f32),
     final_frames: entry!(hipconv_conv3d_final_frames_f32),
+    transpose: entry!(hipconv_conv3d_transpose_f32),
 };
 
 /// `T`'s row of the table.
@@ -112,9 +116,9 @@ fn strides(v: [usize; 5]) -> [i64; 5] {
     v.map(|e| e as i64)
 }
 
-/// The params struct of one call.
-fn params(s: &Shape, options: &Options, p: Pointers) -> sys::hipconv_conv3d_params {
-    let layout = options.layout;
+/// The params struct of one call: x, w and the frames in `input_layout`, y in the options'.
+fn params(s: &Shape, options: &Options, input_layout: Layout, p: Pointers) -> sys::hipconv_conv3d_params {
+    let layout = input_layout;
     sys::hipconv_conv3d_params {
         x: p.x,
         w: p.w,
@@ -132,7 +136,7 @@ fn params(s: &Shape, options: &Options, p: Pointers) -> sys::hipconv_conv3d_para
         pad: axes(s.pad_front()),
         dilation: axes(s.dilation),
         x_stride: strides(s.x_strides(layout)),
-        y_stride: strides(s.y_strides(layout)),
+        y_stride: strides(s.y_strides(options.layout)),
         w_stride: strides(s.w_strides(layout)),
         initial_stride: strides(s.frames_strides(layout)),
         silu: options.activation.silu_flag(),
@@ -143,10 +147,17 @@ fn params(s: &Shape, options: &Options, p: Pointers) -> sys::hipconv_conv3d_para
 ///
 /// # Safety
 /// `p`'s pointers address `s.x_len()`, `s.w_len()`, `s.cout` (bias), `s.frames_len()`
-/// (initial) and `s.y_len()` elements of `T` on the stream's device in `options.layout`
-/// (bias and initial may be null), live until the launch completes; `s` passed
-/// `check::shape` and `options.algorithm` `check::resolve_algorithm`.
-pub(crate) unsafe fn forward<T: Element>(stream: &Stream, s: &Shape, options: &Options, p: Pointers) -> Result<()> {
+/// (initial) and `s.y_len()` elements of `T` on the stream's device, x, w and initial in
+/// `input_layout` and y in `options.layout` (bias and initial may be null), live until the
+/// launch completes; `s` passed `check::shape` and `options.algorithm`
+/// `check::resolve_algorithm`.
+pub(crate) unsafe fn forward<T: Element>(
+    stream: &Stream,
+    s: &Shape,
+    options: &Options,
+    input_layout: Layout,
+    p: Pointers,
+) -> Result<()> {
     let k = kernels::<T>();
     let entry = match options.algorithm {
         Algorithm::Naive => &k.naive,
@@ -155,7 +166,7 @@ pub(crate) unsafe fn forward<T: Element>(stream: &Stream, s: &Shape, options: &O
         Algorithm::ImplicitGemm => &k.implicit_gemm,
         Algorithm::Auto | Algorithm::Im3colGemm => unreachable!("resolved before: {}", options.algorithm),
     };
-    entry.run(&params(s, options, p), stream)
+    entry.run(&params(s, options, input_layout, p), stream)
 }
 
 /// The im3col pass (x → the patch matrix `a`) or the pipeline's GEMM (`a`, w → y).
@@ -176,7 +187,8 @@ pub(crate) unsafe fn pipeline<T: Element>(
     p: Pointers,
     a: *mut c_void,
 ) -> Result<()> {
-    let params = sys::hipconv_conv3d_im3col_params { conv: params(s, options, p), a, lda: patch_lda(s) as i64 };
+    let params =
+        sys::hipconv_conv3d_im3col_params { conv: params(s, options, options.layout, p), a, lda: patch_lda(s) as i64 };
     let k = kernels::<T>();
     match stage {
         PipelineStage::Im3col => k.im3col.run(&params, stream),
@@ -195,9 +207,25 @@ pub(crate) unsafe fn final_frames<T: Element>(
     final_frames: *mut c_void,
 ) -> Result<()> {
     let params = sys::hipconv_conv3d_frames_params {
-        conv: params(s, options, p),
+        conv: params(s, options, options.layout, p),
         final_frames,
         final_stride: strides(s.frames_strides(options.layout)),
     };
     kernels::<T>().final_frames.run(&params, stream)
+}
+
+/// `dst[b, c, r] = src[b, r, c]` for a batch of `rows × cols` matrices.
+///
+/// # Safety
+/// `src` and `dst` address `batch · rows · cols` elements of `T` each on the stream's
+/// device, distinct, live until the launch completes; `rows` and `cols` fit int32.
+pub(crate) unsafe fn transpose<T: Element>(
+    stream: &Stream,
+    src: *const c_void,
+    dst: *mut c_void,
+    [batch, rows, cols]: [usize; 3],
+) -> Result<()> {
+    let params =
+        sys::hipconv_conv3d_transpose_params { src, dst, batch: batch as i64, rows: rows as i32, cols: cols as i32 };
+    kernels::<T>().transpose.run(&params, stream)
 }

@@ -2,9 +2,10 @@
 //! architecture, shape, dtype and layout. The one place its crossovers live (docs/CONV3D.md,
 //! "Auto"; the measurements in docs/PERFORMANCE.md, "conv3d").
 
-use super::options::Algorithm;
+use super::options::{Algorithm, Layout, Options};
 use super::shape::Shape;
 use crate::arch::ArchFamily;
+use crate::element::Element;
 
 /// Per-group taps (`cin/groups · kd · kh · kw`) below which the matrix cores' k-steps are
 /// mostly padding and the tiled kernel on the vector units is faster (the seed's example,
@@ -32,4 +33,14 @@ pub(crate) fn auto_algorithm(arch: ArchFamily, s: &Shape) -> Algorithm {
             }
         }
     }
+}
+
+/// Whether an `ImplicitGemm` on a GPU runs an NCDHW conv through NDHWC copies of x, w and the
+/// frames (hip/conv3d/transpose.hip, then the GEMM's 16-byte gathers; y is still written in
+/// NCDHW by the epilogue): when those gathers apply, that is when a group's channels are
+/// whole 16-byte vectors. The copies cost a read and a write of x; the element gathers
+/// that NCDHW would otherwise take cost several times the GEMM (docs/CONV3D.md).
+pub(crate) fn stage_channels_last<T: Element>(s: &Shape, options: &Options) -> bool {
+    let vector = 16 / std::mem::size_of::<T>();
+    options.algorithm == Algorithm::ImplicitGemm && options.layout == Layout::Ncdhw && s.cin_per_group() % vector == 0
 }

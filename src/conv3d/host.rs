@@ -208,3 +208,16 @@ pub(crate) fn final_frames<T: Element>(s: &Shape, layout: Layout, x: &[T], initi
         }
     }
 }
+
+/// `dst[b, c, r] = src[b, r, c]` for a batch of `rows × cols` matrices.
+pub(crate) fn transpose<T: Element>([batch, rows, cols]: [usize; 3], src: &[T], dst: &mut [T]) {
+    debug_assert!(src.len() == batch * rows * cols && dst.len() == src.len());
+    for_each_row(dst, rows * cols, |b, out| {
+        let matrix = &src[b * rows * cols..][..rows * cols];
+        for (c, column) in out.chunks_mut(rows).enumerate() {
+            for (r, v) in column.iter_mut().enumerate() {
+                *v = matrix[r * cols + c];
+            }
+        }
+    });
+}

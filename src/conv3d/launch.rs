@@ -5,7 +5,7 @@
 //! names. The public operation (forward.rs) is the only caller.
 
 use super::host;
-use super::options::{Algorithm, Options};
+use super::options::{Algorithm, Layout, Options};
 use super::shape::Shape;
 use crate::backend::{host_data, host_data_mut, on_backend};
 use crate::element::Element;
@@ -43,24 +43,67 @@ impl<'a, T: Element> Operands<'a, T> {
     }
 }
 
-/// A direct forward (`options.algorithm` resolved, not `Im3colGemm`).
+/// A direct forward (`options.algorithm` resolved, not `Im3colGemm`), with x, w and the
+/// frames in `input_layout` (the options' layout, or on a GPU channels-last copies that
+/// [`run_to_channels_last`] made) and y in the options' layout.
 ///
 /// # Safety
 /// `s` passed `check::shape`, `options` `check::resolve_algorithm`; x, w, bias and y passed
-/// `check::forward_buffers` and `initial` `check::frames` for the stream's device.
+/// `check::forward_buffers` and `initial` `check::frames` for the stream's device, x, w and
+/// initial laid out in `input_layout`, which is `options.layout` on the host backend.
 pub(crate) unsafe fn run_forward<T: Element>(
     stream: &Stream,
     s: &Shape,
     options: &Options,
+    input_layout: Layout,
     operands: Operands<'_, T>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
     debug_assert!(!matches!(options.algorithm, Algorithm::Auto | Algorithm::Im3colGemm));
     on_backend!(stream,
-        host: host::forward_direct(s, options, operands.host(), host_data_mut(y)),
+        host: {
+            assert_eq!(input_layout, options.layout, "the host backend reads the caller's layout");
+            host::forward_direct(s, options, operands.host(), host_data_mut(y))
+        },
         // SAFETY: every buffer lives on the stream's device with the length the shape and
-        // layout need (this function's contract); missing ones are null.
-        gpu: unsafe { super::gpu::forward::<T>(stream, s, options, operands.device(y.as_raw_mut())) })
+        // layouts need (this function's contract); missing ones are null.
+        gpu: unsafe { super::gpu::forward::<T>(stream, s, options, input_layout, operands.device(y.as_raw_mut())) })
+}
+
+/// What [`run_to_channels_last`] relayouts: x, frames (`[N][C][D·H·W]` → `[N][D·H·W][C]`)
+/// or w (`[Cout][Cin/groups][kd·kh·kw]` → `[Cout][kd·kh·kw][Cin/groups]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Relayout {
+    Input,
+    Frames,
+    Weight,
+}
+
+/// The NCDHW tensor `src` copied into `dst` in NDHWC order (used on GPUs: the host
+/// backend's forward reads any layout directly).
+///
+/// # Safety
+/// `s` passed `check::shape`; `src` passed the check of its tensor (`check::forward_buffers`
+/// or `check::frames`) in NCDHW, and `dst` holds as many elements, on the stream's device.
+pub(crate) unsafe fn run_to_channels_last<T: Element>(
+    stream: &Stream,
+    s: &Shape,
+    what: Relayout,
+    src: &Buffer<T>,
+    dst: &mut Buffer<T>,
+) -> Result<()> {
+    let [d, h, w] = s.input;
+    let dims = match what {
+        Relayout::Input => [s.batch, s.cin, d * h * w],
+        Relayout::Frames => [s.batch, s.cin, s.history_frames() * h * w],
+        Relayout::Weight => [s.cout, s.cin_per_group(), s.kernel.iter().product()],
+    };
+    debug_assert_eq!(src.len(), dims.iter().product::<usize>());
+    on_backend!(stream,
+        host: host::transpose(dims, host_data(src), host_data_mut(dst)),
+        // SAFETY: src and dst hold the matrices' elements on the stream's device (contract);
+        // dst is a distinct buffer (a &mut borrow).
+        gpu: unsafe { super::gpu::transpose::<T>(stream, src.as_raw(), dst.as_raw_mut(), dims) })
 }
 
 /// The explicit pipeline's first stage: x (and the initial frames) → the patch matrix `a`.

@@ -4,6 +4,7 @@
  *   forwards          hipconv_conv3d_params         naive, tiled, depthwise, implicit_gemm
  *   explicit pipeline hipconv_conv3d_im3col_params  im3col, im3col_gemm
  *   streaming         hipconv_conv3d_frames_params  final_frames
+ *   relayout          hipconv_conv3d_transpose_params transpose
  * Every entry point is hipconv_conv3d_<op>_{f16,bf16,f32} (HIPCONV_DECLARE_PER_DTYPE); it
  * takes its params by pointer and passes them to the kernel by value. fp32 accumulation,
  * outputs rounded to the element type once.
@@ -139,6 +140,26 @@ typedef struct hipconv_conv3d_frames_params {
 } hipconv_conv3d_frames_params;
 
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_final_frames, hipconv_conv3d_frames_params)
+
+/* -------------------------------------------------------------- relayout */
+
+/*
+ * transpose (hip/conv3d/transpose.hip): a batch of row-major matrices transposed,
+ *   dst[b, c, r] = src[b, r, c],  b < batch, r < rows, c < cols  (both contiguous)
+ * which turns NCDHW x ([n][c][d*h*w]) and frames into NDHWC, and NCDHW-ordered w
+ * ([co][ci][kd*kh*kw]) into NDHWC order, so that ImplicitGemm's 16-byte gathers serve an
+ * NCDHW conv too (the caller owns the channels-last copies). An exact copy; src and dst
+ * must not overlap; batch*rows*cols fits int64, rows and cols each fit int32.
+ */
+typedef struct hipconv_conv3d_transpose_params {
+    const void *src;
+    void *dst;
+    int64_t batch;
+    int32_t rows;
+    int32_t cols;
+} hipconv_conv3d_transpose_params;
+
+HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_transpose, hipconv_conv3d_transpose_params)
 
 #ifdef __cplusplus
 }
