@@ -34,6 +34,16 @@ __device__ inline const T *input_at(const hipconv_conv3d_params &p, int n, int c
     return static_cast<const T *>(p.initial_frames) + offset(p.initial_stride, n, c, p.pad[0] + id, ih, iw);
 }
 
+// The start (w index 0) of the input row (n, c, id, ih) under the same rules: in x (its w
+// stride x_stride[4]), in initial_frames before depth 0 (w stride initial_stride[4]), or
+// nullptr where the whole row reads zero. The caller checks iw against in[2].
+template <typename T> __device__ inline const T *input_row_at(const hipconv_conv3d_params &p, int n, int c, int id, int ih) {
+    if (ih < 0 || ih >= p.in[1] || id >= p.in[0]) return nullptr;
+    if (id >= 0) return static_cast<const T *>(p.x) + offset(p.x_stride, n, c, id, ih, 0);
+    if (p.initial_frames == nullptr || id < -p.pad[0]) return nullptr;
+    return static_cast<const T *>(p.initial_frames) + offset(p.initial_stride, n, c, p.pad[0] + id, ih, 0);
+}
+
 // The input element (n, c, id, ih, iw) in fp32, zero in the padding.
 template <typename T> __device__ inline float load_input(const hipconv_conv3d_params &p, int n, int c, int id, int ih, int iw) {
     const T *at = input_at<T>(p, n, c, id, ih, iw);
@@ -61,15 +71,34 @@ __host__ __device__ inline int64_t output_positions(const hipconv_conv3d_params 
     return (int64_t)p.batch * p.out[0] * p.out[1] * p.out[2];
 }
 
-// The launchers' own check of what every kernel relies on (the Rust side checks the rest
-// before launch): pointers present, sizes >= 1, groups dividing both channel counts.
-inline bool valid_params(const hipconv_conv3d_params &p) {
-    if (p.x == nullptr || p.w == nullptr || p.y == nullptr) return false;
+// The sizes and groups every kernel relies on, without the pointers (passes that read only
+// some tensors, such as final_frames, check their own).
+inline bool valid_shape(const hipconv_conv3d_params &p) {
     if (p.batch < 1 || p.cin < 1 || p.cout < 1 || p.groups < 1) return false;
     if (p.cin % p.groups != 0 || p.cout % p.groups != 0) return false;
     for (int a = 0; a < kAxes; ++a) {
         if (p.in[a] < 1 || p.out[a] < 1 || p.kernel[a] < 1 || p.stride[a] < 1 || p.dilation[a] < 1 || p.pad[a] < 0)
             return false;
+    }
+    return true;
+}
+
+// The launchers' own check of what every kernel relies on (the Rust side checks the rest
+// before launch): pointers present, sizes >= 1, groups dividing both channel counts.
+inline bool valid_params(const hipconv_conv3d_params &p) {
+    if (p.x == nullptr || p.w == nullptr || p.y == nullptr) return false;
+    return valid_shape(p);
+}
+
+// 16-byte vectors of T along the tensor axis `axis` (stride 1 there): the base is 16-byte
+// aligned and every other axis's stride is a whole number of vectors, so each vector
+// starting at a multiple of 16 / sizeof(T) on that axis is aligned. (The caller checks
+// that the axis's extent is a whole number of vectors where a vector must not straddle it.)
+template <typename T> inline bool vectors_along(const void *base, const int64_t (&s)[kTensorAxes], int axis) {
+    constexpr int64_t kVec = 16 / sizeof(T);
+    if ((reinterpret_cast<uintptr_t>(base) & 15) != 0 || s[axis] != 1) return false;
+    for (int a = 0; a < kTensorAxes; ++a) {
+        if (a != axis && s[a] % kVec != 0) return false;
     }
     return true;
 }
