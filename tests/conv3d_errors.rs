@@ -190,9 +190,13 @@ fn an_im3col_workspace_past_device_memory_is_an_error_not_a_crash() {
         Err(err @ Error::WorkspaceTooLarge { .. }) => assert!(err.to_string().contains("ImplicitGemm"), "{err}"),
         other => panic!("expected WorkspaceTooLarge, got {other:?}"),
     }
-    // The implicit GEMM needs no workspace for the same shape.
-    let conv = Conv3d::<f16>::new(&gpu, shape, Options::default().algorithm(Algorithm::ImplicitGemm)).unwrap();
+    // The implicit GEMM needs no workspace for the same shape in NDHWC (in NCDHW it keeps
+    // channels-last copies of x and w: their size, not 27 times x).
+    let implicit = Options::default().algorithm(Algorithm::ImplicitGemm);
+    let conv = Conv3d::<f16>::new(&gpu, shape, implicit.layout(Layout::Ndhwc)).unwrap();
     assert_eq!(conv.workspace_bytes(), 0);
+    let conv = Conv3d::<f16>::new(&gpu, shape, implicit.layout(Layout::Ncdhw)).unwrap();
+    assert_eq!(conv.workspace_bytes(), (shape.x_len() + shape.w_len()) * 2);
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! conv3d's table (JSON key "conv3d_rows", the row format `compare_conv3d.py` of the
 //! anchors kit reads): the kit's cases — the seed's example, video-VAE causal convs, 3-D
 //! U-Nets, depthwise 3-D — in both layouts, one `auto` row and one row per algorithm that
-//! takes the shape, each with TFLOP/s and % of copy bandwidth. Slow rows (Naive at VAE
-//! sizes) are timed over fewer replays: at least 5, about two seconds per row.
+//! takes the shape, each with TFLOP/s and % of copy bandwidth. Rows are timed over about
+//! two seconds of replays (at least 3); `Naive` is left out above NAIVE_MAX_FLOPS (it runs
+//! at well under 1 TFLOP/s: a VAE row would take a second per forward), and says so.
 
 use crate::report::{Row, Table};
 use crate::timing::{gbs_and_pct_copy, sets_for, time_ms};
@@ -24,9 +25,11 @@ const CASES: &[Case] = &[
     ("depthwise 3-D 192ch", 8, 192, 192, [16, 56, 56], 3, 192, false, &[DType::F16]),
 ];
 
-/// Replays timed per row at most, and the time a row aims for.
+/// The time a row's timed replays aim for, and the fewest timed replays.
 const ROW_BUDGET_MS: f64 = 2000.0;
-const MIN_REPS: usize = 5;
+const MIN_REPS: usize = 3;
+/// The largest problem `Naive` is timed on (FLOPs).
+const NAIVE_MAX_FLOPS: f64 = 5e10;
 
 pub struct Conv3dRow {
     name: &'static str,
@@ -65,6 +68,11 @@ pub fn table(bench: &Bench) -> hipconv::Result<Table<Conv3dRow>> {
         for &dtype in case.8 {
             for layout in [Layout::Ncdhw, Layout::Ndhwc] {
                 for &algorithm in &algorithms {
+                    let flops = 2.0 * shape.y_len() as f64 * shape.taps() as f64;
+                    if algorithm == Algorithm::Naive && flops > NAIVE_MAX_FLOPS {
+                        println!("{} {dtype} {layout}: naive not timed ({:.0} GFLOP)", case.0, flops / 1e9);
+                        continue;
+                    }
                     let options = Options::default().algorithm(algorithm).layout(layout);
                     let row = match dtype {
                         DType::F16 => conv3d_row::<f16>(bench, case, shape, options),
@@ -72,7 +80,10 @@ pub fn table(bench: &Bench) -> hipconv::Result<Table<Conv3dRow>> {
                         DType::F32 => conv3d_row::<f32>(bench, case, shape, options),
                     };
                     match row {
-                        Ok(row) => rows.push(row),
+                        Ok(row) => {
+                            println!("{}", row.line()); // as it comes: the table prints at the end
+                            rows.push(row)
+                        }
                         // A workspace past device memory is a measured fact, not a failure.
                         Err(err @ hipconv::Error::WorkspaceTooLarge { .. }) => println!("{}: {err}", case.0),
                         Err(err) => return Err(err),
@@ -95,7 +106,7 @@ fn conv3d_row<T: Element>(bench: &Bench, case: &Case, shape: Shape, options: Opt
     let elem = std::mem::size_of::<T>();
     let mut conv = Conv3d::<T>::new(device, shape, options)?;
     let bytes = (shape.x_len() + shape.w_len() + shape.y_len()) * elem;
-    let flops = 2.0 * shape.y_len() as f64 * shape.taps() as f64;
+    let flops = 2.0 * shape.y_len() as f64 * shape.taps() as f64; // as compare_conv3d.py counts
     let sets = sets_for(device, (shape.x_len() + shape.y_len()) * elem);
     let values: Vec<T> = (0..shape.x_len()).map(|i| T::from_f32(((i * 7919) % 2003) as f32 / 1001.0 - 1.0)).collect();
     let weights: Vec<T> = (0..shape.w_len()).map(|i| T::from_f32(((i * 31) % 17) as f32 / 64.0 - 0.125)).collect();
@@ -104,8 +115,12 @@ fn conv3d_row<T: Element>(bench: &Bench, case: &Case, shape: Shape, options: Opt
     let w = device.upload(stream, &weights)?;
     let graph =
         stream.capture(|s| x.iter().zip(y.iter_mut()).try_for_each(|(x, y)| conv.forward(s, x, &w, None, y)))?;
-    // One replay to size the rest: about ROW_BUDGET_MS per row, at least MIN_REPS replays.
-    let (probe_ms, _) = time_ms(stream, 1, || graph.launch(stream))?;
+    // One untimed replay and one timed to size the rest: about ROW_BUDGET_MS of timed
+    // replays (after time_ms's 3 warm-ups), at least MIN_REPS.
+    graph.launch(stream)?;
+    let start = stream.record_event()?;
+    graph.launch(stream)?;
+    let probe_ms = f64::from(start.elapsed_ms(&stream.record_event()?)?);
     let reps = ((ROW_BUDGET_MS / probe_ms.max(1e-3)) as usize).clamp(MIN_REPS, bench.reps);
     let (ms, min_ms) = time_ms(stream, reps, || graph.launch(stream))?;
     let median_us = ms * 1e3 / sets as f64;
