@@ -77,7 +77,9 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_naive, hipconv_conv3d_params)
 
 /* Tiled (hip/conv3d/tiled.hip): a block computes an output tile of a few output channels;
  * per input channel it stages the input tile plus its halo in shared memory once
- * (coalesced), and the channels' taps; any geometry, groups and strides. */
+ * (coalesced), and the channels' taps; any geometry, groups and strides. Few taps per
+ * output (cin_g*kernel volume <= 128, cout_g <= 16) take a direct path instead: a thread per
+ * two output rows and 8 channels, inputs read from global memory, only the taps staged. */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
 
 /* Depthwise (hip/conv3d/depthwise.hip): groups == cin == cout (cin_g = cout_g = 1); a
