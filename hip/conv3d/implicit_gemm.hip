@@ -468,8 +468,11 @@ __global__ void __launch_bounds__(kIgThreads, sizeof(T) == 2 && kVector ? 2 : 1)
 // division, no table). Per row and k-tile: one bounds check of (id, ih, iw), one pointer.
 constexpr int kFastTileBytes = 128;
 constexpr int kFastRowBytes = kFastTileBytes + 16;  // 144
-constexpr int kFastStages = 3;
+constexpr int kFastStages = 4;
 constexpr int kFastRowsPerPass = kIgThreads / 4;  // 64
+constexpr int kFastBM = 256;                       // m per block: 8 warps of 64 x BN/2
+constexpr int kFastLdC = kFastBM + 4;
+static_assert(kFastLdC % 32 == 4, "store_transposed is conflict-free for ld = 4 mod 32");
 static_assert(kFastRowBytes % 32 == 16, "staged rows an odd number of 16-byte units");
 
 template <typename T, int BN> struct FastConfig {
@@ -477,16 +480,16 @@ template <typename T, int BN> struct FastConfig {
     static constexpr int kHalf = kBK / 2;
     static constexpr int kVec = 16 / (int)sizeof(T);
     static constexpr int kLds = kFastRowBytes / (int)sizeof(T);
-    static constexpr int kWaveM = kIgBlockM / kIgWavesM;
+    static constexpr int kWaveM = kFastBM / kIgWavesM;
     static constexpr int kWaveN = BN / kIgWavesN;
     static constexpr int kFragsM = kWaveM / mc::kStep;
     static constexpr int kFragsN = kWaveN / mc::kStep;
-    static constexpr int kStageElems = (kIgBlockM + BN) * kLds;
+    static constexpr int kStageElems = (kFastBM + BN) * kLds;
     static constexpr int kStagesBytes = kFastStages * kStageElems * (int)sizeof(T);
-    static constexpr int kCBytes = BN * kIgLdC * 4;
+    static constexpr int kCBytes = BN * kFastLdC * 4;
     static constexpr int kOperandBytes = kStagesBytes > kCBytes ? kStagesBytes : kCBytes;
-    static constexpr int kSharedBytes = kOperandBytes + kIgBlockM * 8;
-    static constexpr int kARows = kIgBlockM / kFastRowsPerPass;                         // 2
+    static constexpr int kSharedBytes = kOperandBytes + kFastBM * 8;
+    static constexpr int kARows = kFastBM / kFastRowsPerPass;  // 4
     static constexpr int kBRows = (BN + kFastRowsPerPass - 1) / kFastRowsPerPass;       // 1 .. 2
     static_assert(kWaveN % mc::kStep == 0 && kWaveM % mc::kStep == 0, "wave tile of whole steps");
 };
@@ -513,7 +516,7 @@ inline FastSteps fast_steps(const hipconv_conv3d_params &p, int cin_g) {
 }
 
 template <typename T, int BN>
-__global__ void __launch_bounds__(kIgThreads, 2)
+__global__ void __launch_bounds__(kIgThreads, 1)
     conv3d_implicit_gemm_fast_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out) {
     typedef FastConfig<T, BN> Cfg;
     constexpr int kBK = Cfg::kBK;
@@ -542,7 +545,7 @@ __global__ void __launch_bounds__(kIgThreads, 2)
         const int nt = (int)(tile % geo.n_tiles);
         const int64_t rest = tile / geo.n_tiles;
         const int g = (int)(rest % p.groups);
-        const int64_t m0 = rest / p.groups * kIgBlockM;
+        const int64_t m0 = rest / p.groups * kFastBM;
         const int n0 = nt * BN;
 
         // This thread's A rows: base offsets and first-tap positions (past m: ih0 far below 0).
@@ -551,7 +554,7 @@ __global__ void __launch_bounds__(kIgThreads, 2)
 #pragma unroll
         for (int i = 0; i < Cfg::kARows; ++i) {
             const RowInfo r = row_info(p, geo, m0 + row0 + i * kFastRowsPerPass, g);
-            abase[i] = r.base + col;
+            abase[i] = r.base + (q % 2) * kVec;  // the walk's xoff holds the half's channels
             an[i] = r.n;
             aid0[i] = r.id0;
             aih0[i] = r.n < 0 ? INT32_MIN / 2 : r.ih0;
@@ -562,38 +565,14 @@ __global__ void __launch_bounds__(kIgThreads, 2)
         for (int j = 0; j < Cfg::kBRows; ++j) {
             const int r = row0 + j * kFastRowsPerPass;
             const int co = n0 + r;
-            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + col : -1;
+            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + (q % 2) * kVec : -1;
         }
         // The walk: this thread's half k-tile is channels ci .. ci + kHalf - 1 of tap (kd, kh, kw).
         int ci = (q / 2) * Cfg::kHalf, kw = 0, kh = 0, kd = 0, dd = 0, dh = 0, dw = 0;
         int64_t xoff = ci, woff = ci;
-        // The k-tile at the walk's position into `stage`; then the walk moves on by one k-tile.
-        auto load_tile = [&](T *stage) {
-            const bool live = kd < p.kernel[0];
-#pragma unroll
-            for (int i = 0; i < Cfg::kARows; ++i) {
-                const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
-                const T *src = nullptr;
-                if (live && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
-                    if (id >= 0) src = x + (abase[i] + xoff);
-                    else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
-                }
-                T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
-                async_copy16(dst, src, x);
-                async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
-            }
-#pragma unroll
-            for (int j = 0; j < Cfg::kBRows; ++j) {
-                if (BN % kFastRowsPerPass == 0 || row0 + j * kFastRowsPerPass < BN) {
-                    const T *src = live && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
-                    T *dst = stage + (kIgBlockM + row0 + j * kFastRowsPerPass) * kLds + col;
-                    async_copy16(dst, src, x);
-                    async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
-                }
-            }
-            ci += kBK;
-            xoff += kBK;
-            woff += kBK;
+        // Past cin_g (channels of the next taps: the half k-tile's start, or a k-tile's step
+        // over a short tap): on to the tap that holds channel ci.
+        auto settle = [&]() {
             while (ci >= cin_g && kd < p.kernel[0]) {
                 ci -= cin_g;
                 xoff += steps.x_w;
@@ -616,6 +595,36 @@ __global__ void __launch_bounds__(kIgThreads, 2)
                 }
             }
         };
+        settle();
+        // The k-tile at the walk's position into `stage`; then the walk moves on by one k-tile.
+        auto load_tile = [&](T *stage) {
+            const bool live = kd < p.kernel[0];
+#pragma unroll
+            for (int i = 0; i < Cfg::kARows; ++i) {
+                const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
+                const T *src = nullptr;
+                if (live && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
+                    if (id >= 0) src = x + (abase[i] + xoff);
+                    else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
+                }
+                T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
+                async_copy16(dst, src, x);
+                async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+            }
+#pragma unroll
+            for (int j = 0; j < Cfg::kBRows; ++j) {
+                if (BN % kFastRowsPerPass == 0 || row0 + j * kFastRowsPerPass < BN) {
+                    const T *src = live && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
+                    T *dst = stage + (kFastBM + row0 + j * kFastRowsPerPass) * kLds + col;
+                    async_copy16(dst, src, x);
+                    async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+                }
+            }
+            ci += kBK;
+            xoff += kBK;
+            woff += kBK;
+            settle();
+        };
 
         mc::Acc acc[Cfg::kFragsM][Cfg::kFragsN];
 #pragma unroll
@@ -636,7 +645,7 @@ __global__ void __launch_bounds__(kIgThreads, 2)
             copy_commit();
             const T *stage = stages + read_stage * Cfg::kStageElems;
             const T *as = stage + wave_m * kLds;
-            const T *bs = stage + (kIgBlockM + wave_n) * kLds;
+            const T *bs = stage + (kFastBM + wave_n) * kLds;
 #pragma unroll
             for (int kk = 0; kk < kBK; kk += mc::kStep) {
                 mc::FragA<T> fa[Cfg::kFragsM];
@@ -660,10 +669,10 @@ __global__ void __launch_bounds__(kIgThreads, 2)
         for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
             for (int j = 0; j < Cfg::kFragsN; ++j)
-                mc::store_transposed(c_tile + (wave_n + j * mc::kStep) * kIgLdC + wave_m + i * mc::kStep, kIgLdC,
+                mc::store_transposed(c_tile + (wave_n + j * mc::kStep) * kFastLdC + wave_m + i * mc::kStep, kFastLdC,
                                      acc[i][j]);
         __syncthreads();
-        write_output_tile<T, kIgThreads>(out, c_tile, kIgLdC, kIgBlockM, BN, m0, (int)min((int64_t)kIgBlockM, geo.m - m0),
+        write_output_tile<T, kIgThreads>(out, c_tile, kFastLdC, kFastBM, BN, m0, (int)min((int64_t)kFastBM, geo.m - m0),
                                          g * geo.cout_g + n0, min(BN, geo.cout_g - n0), rows_smem);
     }
 }
@@ -674,6 +683,7 @@ hipconv_status_t launch_implicit_fast(const hipconv_conv3d_params &p, IgGeometry
     auto kernel = conv3d_implicit_gemm_fast_kernel<T, BN>;
     constexpr int kBytes = FastConfig<T, BN>::kSharedBytes;
     geo.k_tiles = (int32_t)ceil_div(geo.k_g, FastConfig<T, BN>::kBK);
+    geo.tiles = ceil_div(geo.m, kFastBM) * p.groups * geo.n_tiles;
     const FastSteps steps = fast_steps(p, geo.cin_g);
     static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, kBytes, shared_cache));
