@@ -45,6 +45,9 @@
  * Epilogue: accumulators -> shared c[co][m] (row stride 132 floats, store_transposed) ->
  * output_tile.h (bias, SiLU, y through y_stride; 16-byte stores along channels for NDHWC).
  *
+ * NVIDIA, vector loads with cin_g a multiple of 32 elements (16 f32): the tap-run kernel
+ * below (conv3d_implicit_gemm_fast_kernel: 256 x BN tiles, k-tiles of 128 bytes, no table).
+ *
  * Launch: 256 threads, dynamic shared memory IgConfig::kSharedBytes (opted in past 48 KB on
  * NVIDIA); 1-D grid-stride loop over ceil(m/128) * groups * ceil(cout_g/BN) tiles, co tiles
  * fastest (neighbouring blocks share A rows).
@@ -461,8 +464,9 @@ __global__ void __launch_bounds__(kIgThreads, sizeof(T) == 2 && kVector ? 2 : 1)
 // k-tiles of 128 bytes (64 16-bit elements, 32 f32), rows staged at 144 bytes (9 16-byte
 // units: ldmatrix conflict-free), kFastStages stages, one barrier per k-tile, no tap table.
 // Each half k-tile (64 bytes) lies in one tap and is a contiguous channel run of x and of w.
+// Block tile 256 (m) x BN, 8 warps as 4 (m) x 2 (n) of 64 x BN/2 (one block per SM).
 // Four threads per row: q = t % 4 takes half q / 2 and its chunks q % 2 and q % 2 + 2 (so
-// that lanes q, q^1 fetch whole 32-byte sectors), A rows t/4 and t/4 + 64, B rows t/4 + 64 j.
+// that lanes q, q^1 fetch whole 32-byte sectors), A rows t/4 + 64 i (i < 4), B rows t/4 + 64 j.
 // A thread walks its half's k = kt*BK + (q/2)*BK/2 incrementally: ci += BK per k-tile and,
 // when it passes cin_g, the tap (kd, kh, kw) advances by host-computed offset steps (no
 // division, no table). Per row and k-tile: one bounds check of (id, ih, iw), one pointer.
