@@ -41,6 +41,19 @@ fn cases() -> Vec<(Shape, bool)> {
         ),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
+        // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
+        // 96 channels (a tile straddling two taps), of 32 (two taps per tile), grouped,
+        // strided and dilated, and a cout past one co tile (k kept under 1000: the f32 tolerance).
+        (Shape::new(1, 96, 40, [3, 5, 7], [2, 1, 3]).padding(Padding::Causal), true),
+        (
+            Shape::new(2, 64, 64, [4, 6, 5], [3, 3, 3])
+                .groups(2)
+                .stride([1, 2, 2])
+                .dilation([2, 1, 1])
+                .padding(sym([2, 1, 1])),
+            false,
+        ),
+        (Shape::new(1, 32, 136, [3, 4, 5], [1, 3, 3]).padding(sym([0, 1, 1])), true),
     ]
 }
 
@@ -242,7 +255,8 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
         let dense = Shape::new(2, 16, 8, [7, 5, 9], [3, 3, 3]).padding(Padding::Causal);
         let dilated = Shape::new(1, 5, 6, [8, 6, 5], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
         let depthwise = Shape::new(1, 16, 16, [6, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal);
-        for s in [dense, dilated, depthwise] {
+        let wide = Shape::new(1, 32, 8, [6, 5, 7], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
+        for s in [dense, dilated, depthwise, wide] {
             for algorithm in algorithms_for(&s) {
                 for layout in LAYOUTS {
                     let options = Options { algorithm, layout, activation: Activation::Silu };

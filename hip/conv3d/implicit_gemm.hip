@@ -45,6 +45,9 @@
  * Epilogue: accumulators -> shared c[co][m] (row stride 132 floats, store_transposed) ->
  * output_tile.h (bias, SiLU, y through y_stride; 16-byte stores along channels for NDHWC).
  *
+ * NVIDIA, vector loads with cin_g a multiple of 32 elements (16 f32): the tap-run kernel
+ * below (conv3d_implicit_gemm_fast_kernel: 256 x BN tiles, k-tiles of 128 bytes, no table).
+ *
  * Launch: 256 threads, dynamic shared memory IgConfig::kSharedBytes (opted in past 48 KB on
  * NVIDIA); 1-D grid-stride loop over ceil(m/128) * groups * ceil(cout_g/BN) tiles, co tiles
  * fastest (neighbouring blocks share A rows).
@@ -186,13 +189,15 @@ __device__ inline const T *a_source(const hipconv_conv3d_params &p, const IgGeom
     return input_at<T>(p, r.n, g * geo.cin_g + e.ci, id, ih, iw);  // initial frames, or zero
 }
 
-#if HIPCONV_HAS_ASYNC_COPY
+#if defined(HIPCONV_PLATFORM_NVIDIA)
 // 16 bytes from src (nullptr: zeros; `any` is then the readable address cp.async wants).
 __device__ inline void async_copy16(void *dst, const void *src, const void *any) {
+#if HIPCONV_HAS_ASYNC_COPY
     const unsigned to = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to), "l"(src != nullptr ? src : any),
                  "r"(src != nullptr ? 16 : 0)
                  : "memory");
+#endif
 }
 #endif
 
@@ -453,6 +458,244 @@ __global__ void __launch_bounds__(kIgThreads, sizeof(T) == 2 && kVector ? 2 : 1)
     }
 }
 
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// ---------------------------------------------------------------------------------------
+// NVIDIA tap-run path (cp.async; x channel stride 1, cin_g a multiple of half a k-tile):
+// k-tiles of 128 bytes (64 16-bit elements, 32 f32), rows staged at 144 bytes (9 16-byte
+// units: ldmatrix conflict-free), kFastStages stages, one barrier per k-tile, no tap table.
+// Each half k-tile (64 bytes) lies in one tap and is a contiguous channel run of x and of w.
+// Block tile 256 (m) x BN, 8 warps as 4 (m) x 2 (n) of 64 x BN/2 (one block per SM).
+// Four threads per row: q = t % 4 takes half q / 2 and its chunks q % 2 and q % 2 + 2 (so
+// that lanes q, q^1 fetch whole 32-byte sectors), A rows t/4 + 64 i (i < 4), B rows t/4 + 64 j.
+// A thread walks its half's k = kt*BK + (q/2)*BK/2 incrementally: ci += BK per k-tile and,
+// when it passes cin_g, the tap (kd, kh, kw) advances by host-computed offset steps (no
+// division, no table). Per row and k-tile: one bounds check of (id, ih, iw), one pointer.
+constexpr int kFastTileBytes = 128;
+constexpr int kFastRowBytes = kFastTileBytes + 16;  // 144
+constexpr int kFastStages = 4;
+constexpr int kFastRowsPerPass = kIgThreads / 4;  // 64
+constexpr int kFastBM = 256;                       // m per block: 8 warps of 64 x BN/2
+constexpr int kFastLdC = kFastBM + 4;
+static_assert(kFastLdC % 32 == 4, "store_transposed is conflict-free for ld = 4 mod 32");
+static_assert(kFastRowBytes % 32 == 16, "staged rows an odd number of 16-byte units");
+
+template <typename T, int BN> struct FastConfig {
+    static constexpr int kBK = kFastTileBytes / (int)sizeof(T);
+    static constexpr int kHalf = kBK / 2;
+    static constexpr int kVec = 16 / (int)sizeof(T);
+    static constexpr int kLds = kFastRowBytes / (int)sizeof(T);
+    static constexpr int kWaveM = kFastBM / kIgWavesM;
+    static constexpr int kWaveN = BN / kIgWavesN;
+    static constexpr int kFragsM = kWaveM / mc::kStep;
+    static constexpr int kFragsN = kWaveN / mc::kStep;
+    static constexpr int kStageElems = (kFastBM + BN) * kLds;
+    static constexpr int kStagesBytes = kFastStages * kStageElems * (int)sizeof(T);
+    static constexpr int kCBytes = BN * kFastLdC * 4;
+    static constexpr int kOperandBytes = kStagesBytes > kCBytes ? kStagesBytes : kCBytes;
+    static constexpr int kSharedBytes = kOperandBytes + kFastBM * 8;
+    static constexpr int kARows = kFastBM / kFastRowsPerPass;  // 4
+    static constexpr int kBRows = (BN + kFastRowsPerPass - 1) / kFastRowsPerPass;       // 1 .. 2
+    static_assert(kWaveN % mc::kStep == 0 && kWaveM % mc::kStep == 0, "wave tile of whole steps");
+};
+
+// Host-computed offset steps of the tap walk (x and w channel stride 1): moving from the
+// last channel run of a tap to the first of the next, when kw advances (w_), when kw wraps
+// and kh advances (h_), when kh wraps and kd advances (d_); each includes the undone parts.
+struct FastSteps {
+    int64_t x_w, x_h, x_d;
+    int64_t w_w, w_h, w_d;
+};
+
+inline FastSteps fast_steps(const hipconv_conv3d_params &p, int cin_g) {
+    FastSteps s;
+    const int64_t xw = (int64_t)p.dilation[2] * p.x_stride[4], xh = (int64_t)p.dilation[1] * p.x_stride[3],
+                  xd = (int64_t)p.dilation[0] * p.x_stride[2];
+    s.x_w = xw - cin_g;
+    s.x_h = xh - xw * p.kernel[2];
+    s.x_d = xd - xh * p.kernel[1];
+    s.w_w = p.w_stride[4] - cin_g;
+    s.w_h = p.w_stride[3] - p.w_stride[4] * p.kernel[2];
+    s.w_d = p.w_stride[2] - p.w_stride[3] * p.kernel[1];
+    return s;
+}
+
+template <typename T, int BN>
+__global__ void __launch_bounds__(kIgThreads, 1)
+    conv3d_implicit_gemm_fast_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out) {
+    typedef FastConfig<T, BN> Cfg;
+    constexpr int kBK = Cfg::kBK;
+    constexpr int kLds = Cfg::kLds;
+    constexpr int kVec = Cfg::kVec;
+    extern __shared__ uint4 ig_shared[];
+    T *const stages = reinterpret_cast<T *>(ig_shared);
+    float *const c_tile = reinterpret_cast<float *>(ig_shared);
+    int64_t *const rows_smem = reinterpret_cast<int64_t *>(reinterpret_cast<char *>(ig_shared) + Cfg::kOperandBytes);
+
+    const int wave = (int)threadIdx.x / mc::kWaveSize;
+    const int wave_m = (wave / kIgWavesN) * Cfg::kWaveM;
+    const int wave_n = (wave % kIgWavesN) * Cfg::kWaveN;
+    const int q = (int)threadIdx.x % 4;
+    const int row0 = (int)threadIdx.x / 4;
+    // Element offset of this thread's first chunk within a staged row (the second is 2 chunks on).
+    const int col = (q / 2) * Cfg::kHalf + (q % 2) * kVec;
+    const int kt_count = geo.k_tiles;
+    const int cin_g = geo.cin_g;
+    const T *const x = static_cast<const T *>(p.x);
+    const T *const w = static_cast<const T *>(p.w);
+    const int in_d = p.in[0];
+    const unsigned in_h = (unsigned)p.in[1], in_w = (unsigned)p.in[2];
+
+    for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
+        const int nt = (int)(tile % geo.n_tiles);
+        const int64_t rest = tile / geo.n_tiles;
+        const int g = (int)(rest % p.groups);
+        const int64_t m0 = rest / p.groups * kFastBM;
+        const int n0 = nt * BN;
+
+        // This thread's A rows: base offsets and first-tap positions (past m: ih0 far below 0).
+        int64_t abase[Cfg::kARows];
+        int an[Cfg::kARows], aid0[Cfg::kARows], aih0[Cfg::kARows], aiw0[Cfg::kARows];
+#pragma unroll
+        for (int i = 0; i < Cfg::kARows; ++i) {
+            const RowInfo r = row_info(p, geo, m0 + row0 + i * kFastRowsPerPass, g);
+            abase[i] = r.base + (q % 2) * kVec;  // the walk's xoff holds the half's channels
+            an[i] = r.n;
+            aid0[i] = r.id0;
+            aih0[i] = r.n < 0 ? INT32_MIN / 2 : r.ih0;
+            aiw0[i] = r.iw0;
+        }
+        int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
+#pragma unroll
+        for (int j = 0; j < Cfg::kBRows; ++j) {
+            const int r = row0 + j * kFastRowsPerPass;
+            const int co = n0 + r;
+            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + (q % 2) * kVec : -1;
+        }
+        // The walk: this thread's half k-tile is channels ci .. ci + kHalf - 1 of tap (kd, kh, kw).
+        int ci = (q / 2) * Cfg::kHalf, kw = 0, kh = 0, kd = 0, dd = 0, dh = 0, dw = 0;
+        int64_t xoff = ci, woff = ci;
+        // Past cin_g (channels of the next taps: the half k-tile's start, or a k-tile's step
+        // over a short tap): on to the tap that holds channel ci.
+        auto settle = [&]() {
+            while (ci >= cin_g && kd < p.kernel[0]) {
+                ci -= cin_g;
+                xoff += steps.x_w;
+                woff += steps.w_w;
+                dw += p.dilation[2];
+                if (++kw == p.kernel[2]) {
+                    kw = 0;
+                    dw = 0;
+                    xoff += steps.x_h;
+                    woff += steps.w_h;
+                    dh += p.dilation[1];
+                    if (++kh == p.kernel[1]) {
+                        kh = 0;
+                        dh = 0;
+                        xoff += steps.x_d;
+                        woff += steps.w_d;
+                        dd += p.dilation[0];
+                        ++kd;
+                    }
+                }
+            }
+        };
+        settle();
+        // The k-tile at the walk's position into `stage`; then the walk moves on by one k-tile.
+        auto load_tile = [&](T *stage) {
+            const bool live = kd < p.kernel[0];
+#pragma unroll
+            for (int i = 0; i < Cfg::kARows; ++i) {
+                const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
+                const T *src = nullptr;
+                if (live && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
+                    if (id >= 0) src = x + (abase[i] + xoff);
+                    else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
+                }
+                T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
+                async_copy16(dst, src, x);
+                async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+            }
+#pragma unroll
+            for (int j = 0; j < Cfg::kBRows; ++j) {
+                if (BN % kFastRowsPerPass == 0 || row0 + j * kFastRowsPerPass < BN) {
+                    const T *src = live && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
+                    T *dst = stage + (kFastBM + row0 + j * kFastRowsPerPass) * kLds + col;
+                    async_copy16(dst, src, x);
+                    async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+                }
+            }
+            ci += kBK;
+            xoff += kBK;
+            woff += kBK;
+            settle();
+        };
+
+        mc::Acc acc[Cfg::kFragsM][Cfg::kFragsN];
+#pragma unroll
+        for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+            for (int j = 0; j < Cfg::kFragsN; ++j) mc::zero(acc[i][j]);
+
+#pragma unroll
+        for (int s = 0; s < kFastStages - 1; ++s) {
+            if (s < kt_count) load_tile(stages + s * Cfg::kStageElems);
+            copy_commit();
+        }
+        int read_stage = 0, write_stage = kFastStages - 1;
+        for (int kt = 0; kt < kt_count; ++kt) {
+            copy_wait<kFastStages - 2>();
+            __syncthreads();  // tile kt landed for all; the stage tile kt-1 used is free
+            if (kt + kFastStages - 1 < kt_count) load_tile(stages + write_stage * Cfg::kStageElems);
+            copy_commit();
+            const T *stage = stages + read_stage * Cfg::kStageElems;
+            const T *as = stage + wave_m * kLds;
+            const T *bs = stage + (kFastBM + wave_n) * kLds;
+#pragma unroll
+            for (int kk = 0; kk < kBK; kk += mc::kStep) {
+                mc::FragA<T> fa[Cfg::kFragsM];
+                mc::FragB<T> fb[Cfg::kFragsN];
+#pragma unroll
+                for (int i = 0; i < Cfg::kFragsM; ++i) mc::load_a(fa[i], as + i * mc::kStep * kLds + kk, kLds);
+#pragma unroll
+                for (int j = 0; j < Cfg::kFragsN; ++j) mc::load_b(fb[j], bs + j * mc::kStep * kLds + kk, kLds);
+#pragma unroll
+                for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+                    for (int j = 0; j < Cfg::kFragsN; ++j) mc::mma(acc[i][j], fa[i], fb[j]);
+            }
+            read_stage = read_stage == kFastStages - 1 ? 0 : read_stage + 1;
+            write_stage = write_stage == kFastStages - 1 ? 0 : write_stage + 1;
+        }
+        copy_wait<0>();
+        __syncthreads();
+
+#pragma unroll
+        for (int i = 0; i < Cfg::kFragsM; ++i)
+#pragma unroll
+            for (int j = 0; j < Cfg::kFragsN; ++j)
+                mc::store_transposed(c_tile + (wave_n + j * mc::kStep) * kFastLdC + wave_m + i * mc::kStep, kFastLdC,
+                                     acc[i][j]);
+        __syncthreads();
+        write_output_tile<T, kIgThreads>(out, c_tile, kFastLdC, kFastBM, BN, m0, (int)min((int64_t)kFastBM, geo.m - m0),
+                                         g * geo.cout_g + n0, min(BN, geo.cout_g - n0), rows_smem);
+    }
+}
+
+template <typename T, int BN>
+hipconv_status_t launch_implicit_fast(const hipconv_conv3d_params &p, IgGeometry geo, const OutputView &out,
+                                      hipStream_t stream) {
+    auto kernel = conv3d_implicit_gemm_fast_kernel<T, BN>;
+    constexpr int kBytes = FastConfig<T, BN>::kSharedBytes;
+    geo.k_tiles = (int32_t)ceil_div(geo.k_g, FastConfig<T, BN>::kBK);
+    geo.tiles = ceil_div(geo.m, kFastBM) * p.groups * geo.n_tiles;
+    const FastSteps steps = fast_steps(p, geo.cin_g);
+    static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
+    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, kBytes, shared_cache));
+    hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(kIgThreads), kBytes, stream, p, geo, steps, out);
+    return last_launch_status();
+}
+#endif
+
 template <typename T, int BN, bool kVector>
 hipconv_status_t launch_implicit(const hipconv_conv3d_params &p, const IgGeometry &geo, const OutputView &out,
                                  hipStream_t stream) {
@@ -486,6 +729,10 @@ hipconv_status_t launch_implicit_bn(const hipconv_conv3d_params &p, IgGeometry g
     geo.n_tiles = ceil_div(geo.cout_g, BN);
     geo.tiles = ceil_div(geo.m, kIgBlockM) * p.groups * geo.n_tiles;
     const OutputView out = output_view<T>(p);
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    // Half k-tiles of whole taps: the tap-run kernel.
+    if (vector && geo.cin_g % FastConfig<T, BN>::kHalf == 0) return launch_implicit_fast<T, BN>(p, geo, out, stream);
+#endif
     return vector ? launch_implicit<T, BN, true>(p, geo, out, stream)
                   : launch_implicit<T, BN, false>(p, geo, out, stream);
 }
