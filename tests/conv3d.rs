@@ -271,3 +271,28 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
         announce(&format!("conv3d streaming: chunks of 1, 2, 5 frames equal one pass on {}", device.id()));
     }
 }
+
+#[test]
+fn f32_stays_f32_accurate_over_long_reductions() {
+    // k = 96 channels × 27 taps = 2592 products per output: the matrix paths (3xTF32 on
+    // NVIDIA) must meet fp32's tolerance as the vector units do.
+    let mut rng = Rng::new(fresh_seed("f32_stays_f32_accurate_over_long_reductions"));
+    let s = Shape::new(1, 96, 40, [3, 6, 10], [3, 3, 3]).padding(Padding::Symmetric([1, 1, 1]));
+    for device in devices("f32_stays_f32_accurate_over_long_reductions") {
+        for algorithm in [Algorithm::Im3colGemm, Algorithm::ImplicitGemm, Algorithm::Tiled] {
+            for layout in LAYOUTS {
+                let err = check_forward::<f32>(
+                    &device,
+                    s,
+                    Options { algorithm, layout, activation: Activation::Identity },
+                    true,
+                    &mut rng,
+                );
+                announce(&format!(
+                    "conv3d f32 k=2592 {algorithm} {layout} on {}: rel norm error {err:.2e}",
+                    device.id()
+                ));
+            }
+        }
+    }
+}
