@@ -296,3 +296,33 @@ fn f32_stays_f32_accurate_over_long_reductions() {
         }
     }
 }
+
+#[test]
+fn every_kernel_path_once_for_the_sanitizers() {
+    // One small case per kernel path, so that compute-sanitizer's racecheck (which slows
+    // shared-memory kernels by orders of magnitude) covers them all in seconds: Tiled's
+    // direct path (few taps) and shared-memory path, ImplicitGemm's tap-run path (cin_g a
+    // multiple of 32), 16-byte path and element path, the explicit pipeline, Depthwise's
+    // channel-last and channel-first paths, causal frames, groups.
+    let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
+    let sym = Padding::Symmetric([1, 1, 1]);
+    let cases = [
+        Shape::new(1, 3, 8, [4, 9, 17], [3, 3, 3]).padding(sym),
+        Shape::new(1, 8, 12, [3, 7, 9], [3, 3, 3]).padding(Padding::Causal),
+        Shape::new(1, 32, 40, [3, 5, 9], [3, 3, 3]).padding(Padding::Causal),
+        Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),
+        Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
+        Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
+    ];
+    for device in devices("every_kernel_path_once_for_the_sanitizers") {
+        for s in cases {
+            for algorithm in algorithms_for(&s) {
+                for layout in LAYOUTS {
+                    let options = Options { algorithm, layout, activation: Activation::Silu };
+                    check_forward::<f16>(&device, s, options, true, &mut rng);
+                    check_forward::<f32>(&device, s, options, false, &mut rng);
+                }
+            }
+        }
+    }
+}
