@@ -11,23 +11,27 @@
  *
  * channel_last (NDHWC): 3x3x3 taps, stride 1, dilation 1, channels contiguous and 16-byte
  *   vectors of channels aligned in x, y and initial_frames (C % kVec == 0), any padding.
- *   A thread owns kVec consecutive channels at kCols consecutive output columns of one
- *   output row, and walks a chunk of `depth_chunk` output depths by input planes:
+ *   A thread owns kVec consecutive channels at kLastCols (2) consecutive output columns of
+ *   one output row, and walks a chunk of `depth_chunk` output depths by input planes:
  *
  *     input plane e (depth od0 - pad[0] + e) feeds outputs od0 + e - kd, kd = 0, 1, 2
- *     acc[3][kCols][kVec]: a ring of three output depths; (e - kd) mod 3 is the slot, made a
- *     compile-time index by unrolling the plane loop by 3; after plane e the output
- *     od0 + e - 2 is complete: rounded, SiLU, 16-byte stores, slot reset to the bias.
+ *     acc[3][kLastCols][kVec]: a ring of three output depths; (e - kd) mod 3 is the slot,
+ *     made a compile-time index by unrolling the plane loop by 3; after plane e the output
+ *     od0 + e - 2 is complete: SiLU, rounded, 16-byte stores, slot reset to the bias.
  *
- *     per plane and kernel row: kCols+2 16-byte loads (columns ow0-pad .. ow0-pad+kCols+1),
- *     widened once, each used by up to 3 columns x 3 depths: 9*(kCols+2)/kCols loads of
- *     16 bytes per output vector-of-kVec over the plane walk, ~3.5 with kCols = 4,
- *     against 27 for a direct walk.
+ *     per plane and kernel row: kLastCols+2 16-byte loads, widened once, each used by up to
+ *     3 columns x 3 depths. Software-pipelined: the next row's loads are issued before this
+ *     row's multiply-adds, with no branch between (out-of-range rows and columns load zeros
+ *     through predicated loads).
  *
- *   Block: tile_vecs channel vectors (lanes, tx; min(C/kVec, 32)) x positions (ty), about
- *   256 threads; the block keeps the taps of its channel tile in shared memory as fp32,
- *   [27][tile channels] (16-byte reads, consecutive lanes on consecutive words). Work items:
- *   (position block, channel tile), channel tile fastest, grid-stride.
+ *   Block: tile_vecs channel vectors (lanes, tx: the largest power of two <= 32 dividing
+ *   C/kVec, 8 for 192 f16 channels) x positions (ty), 128 threads, at most 168 registers
+ *   (3 blocks, 12 warps per SM); the block keeps the taps and bias of its channel tile in
+ *   shared memory as fp32, per lane [27 + 1][kVec] padded to an odd number of 16-byte
+ *   words (conflict-free 16-byte reads, one base register; re-read per row, so the
+ *   compiler does not hold 27 * kVec taps in registers). Work items:
+ *   (position block, channel tile), channel tile fastest, grid-stride over a grid that is
+ *   a multiple of the tile count (a block stages its taps once).
  *
  * channel_first (NCDHW): 3x3x3 taps, stride 1, dilation 1, pad[2] <= 1, width contiguous
  *   and 16-byte vectors along w aligned in x, y and initial_frames, in[2] and out[2]
@@ -35,8 +39,13 @@
  *   channel (its 27 taps in registers) and walks depth chunks the same way (ring of three
  *   output depths, acc[3][kVec]); per plane and kernel row one 16-byte load plus the two
  *   halo elements (columns ow0-1 and ow0+kVec with pad 1, ow0+kVec and +1 with pad 0),
- *   neighbouring lanes on neighbouring vectors. Launch: 256 threads, grid-stride over
+ *   neighbouring lanes on neighbouring vectors. Software-pipelined a plane ahead: row kh of
+ *   plane e + 1 is loaded while row kh of plane e is computed (three rows in flight).
+ *   Launch: 256 threads, at most 128 registers (2 blocks per SM), grid-stride over
  *   (n, c, depth chunk, oh, vector of w), w fastest.
+ *
+ *   Both paths walk x and y with running plane pointers (64-bit; no per-row offset
+ *   arithmetic) and read initial_frames for the planes before depth 0.
  *
  * generic: anything else (other kernels, strides, dilations, unaligned or odd-sized
  *   tensors) runs the naive kernel (naive.hip), which is exact for any geometry.
@@ -57,14 +66,39 @@ template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kTaps = 27;          // 3x3x3
-constexpr int kCols = 4;           // channel_last: output columns per thread
+constexpr int kLastCols = 2;       // channel_last: output columns per thread
+constexpr int kLastThreads = 128;
+[[maybe_unused]] constexpr int kLastMinBlocks = 3;  // channel_last: blocks per SM (<= 168 registers a thread, no spills)
 constexpr int kMaxTileVecs = 32;   // channel_last: channel vectors per block (lanes)
+constexpr int kFirstThreads = 256;
+[[maybe_unused]] constexpr int kFirstMinBlocks = 2;  // channel_first: blocks per SM (<= 128 registers a thread)
 constexpr int kMaxDepthChunk = 16;  // output depths per thread at most
 constexpr int64_t kMinThreads = int64_t(1) << 18;  // depth chunks shrink until this many threads
 
 template <typename T> constexpr int kVecOf = 16 / (int)sizeof(T);
+
+// __launch_bounds__ with a register budget on NVIDIA (blocks per SM); HIP's second argument
+// means waves per execution unit instead, and AMD keeps its own allocation (no scratch).
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+#define HIPCONV_DW_BOUNDS(threads, blocks_per_sm) __launch_bounds__(threads, blocks_per_sm)
+#else
+#define HIPCONV_DW_BOUNDS(threads, blocks_per_sm) __launch_bounds__(threads)
+#endif
+
+// Leaving the plane loop (unrolled by 3: the ring slots are compile-time indices) past the
+// chunk's last plane. hipcc unrolls it only with a single exit (continue); nvcc allocates
+// channel_last's registers without local memory only with break. The same in effect.
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+#define HIPCONV_DW_PAST_CHUNK break
+#else
+#define HIPCONV_DW_PAST_CHUNK continue
+#endif
+// channel_last: the floats of one lane's taps in shared memory, [kTaps][kVec] padded to an
+// odd number of 16-byte words, so that the lanes' 16-byte reads of one tap hit distinct banks.
+// The bias follows the taps ([kTaps + 1][kVec]).
+template <typename T>
+constexpr int kLaneTaps = (kTaps + 1) * kVecOf<T> + (((kTaps + 1) * kVecOf<T> / 4) % 2 == 0 ? 4 : 0);
 
 // Accesses through global-memory pointers. On AMD the input row pointer is chosen between x,
 // initial_frames and nullptr, and clang then loses that it points to global memory and
@@ -116,8 +150,56 @@ struct LastGeometry {
     int64_t items;      // ceil(positions / block_positions) * channel_tiles
 };
 
+// The input plane (depth) a thread reads next: the address of its first row (input row
+// oh - pad[1]) in x or initial_frames, the row stride there, and whether the plane exists.
+template <typename T> struct PlaneRef {
+    const T *row0;
+    int64_t row_stride;
+    bool inside;
+};
+
+// Plane `id` (input depth) for a thread whose first row in plane `id` of x is `x_plane`
+// (a running pointer: the caller adds x_stride[2] per plane) and whose first row starts
+// `frames_row0` elements into initial_frames. Before depth 0 it is initial_frames' plane
+// pad[0] + id, where given.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p, LastGeometry g) {
+__device__ inline PlaneRef<T> plane_ref(const hipconv_conv3d_params &p, const T *x_plane, int64_t frames_row0, int id) {
+    PlaneRef<T> r;
+    if (id >= 0) {
+        r.row0 = x_plane;
+        r.row_stride = p.x_stride[3];
+        r.inside = id < p.in[0];
+    } else {
+        const bool frames = p.initial_frames != nullptr && id >= -p.pad[0];
+        // Without initial_frames the pointer is never read: any base will do.
+        r.row0 = static_cast<const T *>(frames ? p.initial_frames : p.x) +
+                 (frames ? frames_row0 + (int64_t)(p.pad[0] + id) * p.initial_stride[2] : 0);
+        r.row_stride = p.initial_stride[3];
+        r.inside = frames;
+    }
+    return r;
+}
+
+// channel_last: one row's kCols + 2 input vectors (16 bytes each), raw.
+template <int kCols> struct LastRow {
+    uint4 v[kCols + 2];
+};
+
+template <typename T, int kCols>
+__device__ inline LastRow<kCols> load_last_row(const PlaneRef<T> &plane, int kh, bool row_inside, int64_t col_stride,
+                                               const bool (&col_inside)[kCols + 2]) {
+    LastRow<kCols> r;
+    const T *row = plane.row0 + kh * plane.row_stride;
+    const bool inside = plane.inside && row_inside;
+#pragma unroll
+    for (int j = 0; j < kCols + 2; ++j)
+        r.v[j] = inside && col_inside[j] ? load16(row + j * col_stride) : make_uint4(0, 0, 0, 0);
+    return r;
+}
+
+template <typename T>
+__global__ void HIPCONV_DW_BOUNDS(kLastThreads, kLastMinBlocks) conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p,
+                                                                                                  LastGeometry g) {
     constexpr int kVec = kVecOf<T>;
     extern __shared__ float4 shared_words[];
     float *taps = reinterpret_cast<float *>(shared_words);  // [kTaps][tile channels]
@@ -127,6 +209,7 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel
     const int tile_channels = g.tile_vecs * kVec;
     const int tx = threadIdx.x % g.tile_vecs, ty = threadIdx.x / g.tile_vecs;
     const bool silu = p.silu != 0;
+    const int64_t col_stride = p.x_stride[4];  // == initial_stride[4] (launcher)
     int staged_tile = -1;
 
     for (int64_t item = blockIdx.x; item < g.items; item += gridDim.x) {
@@ -136,8 +219,15 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel
             __syncthreads();
             for (int i = threadIdx.x; i < kTaps * tile_channels; i += blockDim.x) {
                 const int tap = i / tile_channels;
-                const int c = tile * tile_channels + (i - tap * tile_channels);
-                taps[i] = c < p.cout ? to_float(w[conv3d::offset(p.w_stride, c, 0, tap / 9, tap / 3 % 3, tap % 3)]) : 0.f;
+                const int tc = i - tap * tile_channels;  // channel in the tile
+                const int c = tile * tile_channels + tc;
+                taps[(tc / kVec) * kLaneTaps<T> + tap * kVec + tc % kVec] =
+                    c < p.cout ? to_float(w[conv3d::offset(p.w_stride, c, 0, tap / 9, tap / 3 % 3, tap % 3)]) : 0.f;
+            }
+            for (int tc = threadIdx.x; tc < tile_channels; tc += blockDim.x) {
+                const int c = tile * tile_channels + tc;
+                taps[(tc / kVec) * kLaneTaps<T> + kTaps * kVec + tc % kVec] =
+                    c < p.cout && bias != nullptr ? to_float(bias[c]) : 0.f;
             }
             __syncthreads();
             staged_tile = tile;
@@ -147,7 +237,7 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel
         if (ty >= g.block_positions || position >= g.positions || cv >= g.vecs) continue;
 
         QuotientRemainder r = divide(position, g.col_runs);
-        const int ow0 = (int)r.remainder * kCols;
+        const int ow0 = (int)r.remainder * kLastCols;
         r = divide(r.quotient, p.out[1]);
         const int oh = (int)r.remainder;
         r = divide(r.quotient, g.depth_chunks);
@@ -155,52 +245,75 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel
         const int n = (int)r.quotient;
         const int td = min(g.depth_chunk, p.out[0] - od0);
         const int c0 = cv * kVec;
-        const float *my_taps = taps + tx * kVec;
 
-        float b[kVec];
+        // The bias, from shared memory where the ring's slots are reset (no registers held).
+        const float *b = taps + tx * kLaneTaps<T> + kTaps * kVec;
+        // Input columns ow0 - pad[2] + j (x and initial_frames share the w stride) and rows
+        // oh - pad[1] + kh.
+        const int iw0 = ow0 - p.pad[2], ih0 = oh - p.pad[1];
+        bool col_inside[kLastCols + 2];
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) b[e] = bias != nullptr ? to_float(bias[c0 + e]) : 0.f;
-        // Input columns ow0 - pad[2] + j; x and initial_frames share the w stride.
-        int64_t col_offset[kCols + 2];
-        bool col_inside[kCols + 2];
+        for (int j = 0; j < kLastCols + 2; ++j) col_inside[j] = (unsigned)(iw0 + j) < (unsigned)p.in[2];
+        bool row_inside[3];
 #pragma unroll
-        for (int j = 0; j < kCols + 2; ++j) {
-            const int iw = ow0 - p.pad[2] + j;
-            col_inside[j] = iw >= 0 && iw < p.in[2];
-            col_offset[j] = (int64_t)iw * p.x_stride[4];
-        }
-        float acc[3][kCols][kVec];
+        for (int kh = 0; kh < 3; ++kh) row_inside[kh] = (unsigned)(ih0 + kh) < (unsigned)p.in[1];
+        const int64_t x_row0 = conv3d::offset(p.x_stride, n, c0, 0, ih0, iw0);
+        const int64_t frames_row0 = conv3d::offset(p.initial_stride, n, c0, 0, ih0, iw0);
+
+        float acc[3][kLastCols][kVec];
 #pragma unroll
         for (int s = 0; s < 3; ++s)
 #pragma unroll
-            for (int o = 0; o < kCols; ++o)
+            for (int o = 0; o < kLastCols; ++o)
 #pragma unroll
                 for (int e = 0; e < kVec; ++e) acc[s][o][e] = b[e];
 
+        // Software pipeline over rows (plane, kh): the next row's loads are in flight while
+        // this row is computed.
+        const T *x_plane = static_cast<const T *>(p.x) + (x_row0 + (int64_t)(od0 - p.pad[0]) * p.x_stride[2]);
+        T *y_plane = y + conv3d::offset(p.y_stride, n, c0, od0, oh, ow0);  // output od0 + e - 2 at plane e
+        PlaneRef<T> plane = plane_ref<T>(p, x_plane, frames_row0, od0 - p.pad[0]);
+        LastRow<kLastCols> next = load_last_row<T, kLastCols>(plane, 0, row_inside[0], col_stride, col_inside);
         for (int e0 = 0; e0 < td + 2; e0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
-                const int plane = e0 + u;
-                if (plane >= td + 2) break;
-                const int id = od0 - p.pad[0] + plane;
-#pragma unroll 1
-                for (int kh = 0; kh < 3; ++kh) {
-                    const T *row = conv3d::input_row_at<T>(p, n, c0, id, oh - p.pad[1] + kh);
-                    if (row == nullptr) continue;
-                    float in[kCols + 2][kVec];
+                const int e = e0 + u;
+                if (e >= td + 2) HIPCONV_DW_PAST_CHUNK;
+                const bool use0 = e < td, use1 = e >= 1 && e <= td, use2 = e >= 2;
+                x_plane += p.x_stride[2];
+                const PlaneRef<T> following = plane_ref<T>(p, x_plane, frames_row0, od0 - p.pad[0] + e + 1);
+                // The taps are re-read from shared memory for every row: an opaque copy of
+                // their address keeps the compiler from hoisting all 27 * kVec of them into
+                // registers, which would cost the occupancy (nvcc; AMD has the registers).
 #pragma unroll
-                    for (int j = 0; j < kCols + 2; ++j) load_vector<T>(in[j], row + col_offset[j], col_inside[j]);
+                for (int kh = 0; kh < 3; ++kh) {
+                    int tap_at = tx * kLaneTaps<T>;
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+                    asm volatile("" : "+r"(tap_at));
+#endif
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+                    asm volatile("" ::: "memory");  // one row of loads ahead, no more (registers)
+#endif
+                    const LastRow<kLastCols> cur = next;
+                    if (kh < 2)
+                        next = load_last_row<T, kLastCols>(plane, kh + 1, row_inside[kh + 1], col_stride, col_inside);
+                    else
+                        next = load_last_row<T, kLastCols>(following, 0, row_inside[0] && e + 1 < td + 2, col_stride,
+                                                           col_inside);
+                    float in[kLastCols + 2][kVec];
+#pragma unroll
+                    for (int j = 0; j < kLastCols + 2; ++j)
+#pragma unroll
+                        for (int q = 0; q < kVec; ++q) in[j][q] = unpack<T>(cur.v[j], q);
 #pragma unroll
                     for (int kd = 0; kd < 3; ++kd) {
-                        const int t = plane - kd;
-                        if (t < 0 || t >= td) continue;
-                        constexpr int kSlots = 3;
-                        const int s = (u - kd + kSlots) % kSlots;  // compile-time after unrolling
+                        if (!(kd == 0 ? use0 : kd == 1 ? use1 : use2)) continue;
+                        const int s = (u - kd + 3) % 3;  // slot of output e - kd: compile-time
 #pragma unroll
                         for (int kw = 0; kw < 3; ++kw) {
                             float tv[kVec];
                             const float4 *tap4 =
-                                reinterpret_cast<const float4 *>(my_taps + ((kd * 3 + kh) * 3 + kw) * tile_channels);
+                                reinterpret_cast<const float4 *>(taps + tap_at + ((kd * 3 + kh) * 3 + kw) * kVec);
 #pragma unroll
                             for (int q = 0; q < kVec / 4; ++q) {
                                 const float4 v = tap4[q];
@@ -210,37 +323,48 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_last_kernel
                                 tv[4 * q + 3] = v.w;
                             }
 #pragma unroll
-                            for (int o = 0; o < kCols; ++o)
+                            for (int o = 0; o < kLastCols; ++o)
 #pragma unroll
-                                for (int e = 0; e < kVec; ++e) acc[s][o][e] += tv[e] * in[o + kw][e];
+                                for (int q = 0; q < kVec; ++q) acc[s][o][q] += tv[q] * in[o + kw][q];
                         }
                     }
                 }
-                if (plane >= 2) {  // output od0 + plane - 2 is complete: slot (plane - 2) mod 3
+                plane = following;
+                if (use2) {  // output od0 + e - 2 is complete: slot (e - 2) mod 3
                     const int s = (u + 1) % 3;
-                    T *out = y + conv3d::offset(p.y_stride, n, c0, od0 + plane - 2, oh, 0);
+                    if (silu) {
 #pragma unroll
-                    for (int o = 0; o < kCols; ++o) {
-                        float v[kVec];
+                        for (int o = 0; o < kLastCols; ++o)
 #pragma unroll
-                        for (int e = 0; e < kVec; ++e) {
-                            v[e] = activate_fast(acc[s][o][e], silu);
-                            acc[s][o][e] = b[e];
-                        }
-                        if (ow0 + o < p.out[2]) store_vector<T>(out + (int64_t)(ow0 + o) * p.y_stride[4], v);
+                            for (int q = 0; q < kVec; ++q) acc[s][o][q] = silu_fast(acc[s][o][q]);
                     }
+#pragma unroll
+                    for (int o = 0; o < kLastCols; ++o) {
+                        if (ow0 + o < p.out[2]) store_vector<T>(y_plane + o * p.y_stride[4], acc[s][o]);
+#pragma unroll
+                        for (int q = 0; q < kVec; ++q) acc[s][o][q] = b[q];
+                    }
+                    y_plane += p.y_stride[2];
                 }
             }
         }
     }
 }
 
+// channel_first: one input row's window, raw: the aligned vector and the two lone halo
+// elements' bits.
+struct FirstRow {
+    uint4 v;
+    uint32_t a, z;
+};
+
 // One output row's kVec columns of one channel, walking a depth chunk; kPadW = pad[2].
 template <typename T, int kPadW>
-__global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_first_kernel(hipconv_conv3d_params p, int depth_chunk,
-                                                                                  int depth_chunks, int64_t threads) {
+__global__ void HIPCONV_DW_BOUNDS(kFirstThreads, kFirstMinBlocks)
+    conv3d_depthwise_channel_first_kernel(hipconv_conv3d_params p, int depth_chunk, int depth_chunks, int64_t threads) {
     constexpr int kVec = kVecOf<T>;
     static_assert(kPadW == 0 || kPadW == 1, "pad[2]: 0 or 1");
+    using Bits = element_bits_t<T>;
     const T *w = static_cast<const T *>(p.w);
     const T *bias = static_cast<const T *>(p.bias);
     T *y = static_cast<T *>(p.y);
@@ -263,12 +387,28 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_first_kerne
         for (int k = 0; k < kTaps; ++k) tap[k] = to_float(w[conv3d::offset(p.w_stride, c, 0, k / 9, k / 3 % 3, k % 3)]);
         const float b = bias != nullptr ? to_float(bias[c]) : 0.f;
         // Window columns ow0 - kPadW + j, j < kVec + 2: the aligned vector at ow0 (inside or
-        // outside as a whole, in[2] % kVec == 0) and two single elements.
+        // outside as a whole, in[2] % kVec == 0) and two single elements at offsets lone0,
+        // lone1 from it.
         const bool vec_inside = ow0 < p.in[2];
-        const int lone0 = kPadW == 1 ? ow0 - 1 : ow0 + kVec;  // window index 0 or kVec
-        const int lone1 = kPadW == 1 ? ow0 + kVec : ow0 + kVec + 1;  // window index kVec+1
-        const bool lone0_inside = lone0 >= 0 && lone0 < p.in[2];
-        const bool lone1_inside = lone1 < p.in[2];
+        constexpr int lone0 = kPadW == 1 ? -1 : kVec;        // window index 0 or kVec
+        constexpr int lone1 = kPadW == 1 ? kVec : kVec + 1;  // window index kVec+1
+        const bool lone0_inside = ow0 + lone0 >= 0 && ow0 + lone0 < p.in[2];
+        const bool lone1_inside = ow0 + lone1 < p.in[2];
+        const int ih0 = oh - p.pad[1];
+        bool row_inside[3];
+#pragma unroll
+        for (int kh = 0; kh < 3; ++kh) row_inside[kh] = (unsigned)(ih0 + kh) < (unsigned)p.in[1];
+        const int64_t x_row0 = conv3d::offset(p.x_stride, n, c, 0, ih0, ow0);
+        const int64_t frames_row0 = conv3d::offset(p.initial_stride, n, c, 0, ih0, ow0);
+        auto load_row = [&](const PlaneRef<T> &plane, int kh, bool inside) {
+            FirstRow f;
+            const T *row = plane.row0 + kh * plane.row_stride;
+            inside = inside && plane.inside && row_inside[kh];
+            f.v = inside && vec_inside ? load16(row) : make_uint4(0, 0, 0, 0);
+            f.a = inside && lone0_inside ? (uint32_t)load_bits<Bits>(row + lone0) : 0u;
+            f.z = inside && lone1_inside ? (uint32_t)load_bits<Bits>(row + lone1) : 0u;
+            return f;
+        };
 
         float acc[3][kVec];
 #pragma unroll
@@ -276,29 +416,35 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_first_kerne
 #pragma unroll
             for (int o = 0; o < kVec; ++o) acc[s][o] = b;
 
+        // Software pipeline: row kh of plane e + 1 is loaded while row kh of plane e is
+        // computed (three rows in flight).
+        const T *x_plane = static_cast<const T *>(p.x) + (x_row0 + (int64_t)(od0 - p.pad[0]) * p.x_stride[2]);
+        T *y_plane = y + conv3d::offset(p.y_stride, n, c, od0, oh, ow0);  // output od0 + e - 2 at plane e
+        PlaneRef<T> plane = plane_ref<T>(p, x_plane, frames_row0, od0 - p.pad[0]);
+        FirstRow next[3];
+#pragma unroll
+        for (int kh = 0; kh < 3; ++kh) next[kh] = load_row(plane, kh, true);
         for (int e0 = 0; e0 < td + 2; e0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
-                const int plane = e0 + u;
-                if (plane >= td + 2) break;
-                const int id = od0 - p.pad[0] + plane;
+                const int e = e0 + u;
+                if (e >= td + 2) HIPCONV_DW_PAST_CHUNK;
+                const bool use0 = e < td, use1 = e >= 1 && e <= td, use2 = e >= 2;
+                x_plane += p.x_stride[2];
+                plane = plane_ref<T>(p, x_plane, frames_row0, od0 - p.pad[0] + e + 1);
+                const bool more = e + 1 < td + 2;
 #pragma unroll
                 for (int kh = 0; kh < 3; ++kh) {
-                    const T *row = conv3d::input_row_at<T>(p, n, c, id, oh - p.pad[1] + kh);
-                    if (row == nullptr) continue;
+                    const FirstRow cur = next[kh];
+                    next[kh] = load_row(plane, kh, more);
                     float win[kVec + 2];
-                    float vec[kVec];
-                    load_vector<T>(vec, row + ow0, vec_inside);
-                    const float a = load_element<T>(row + lone0, lone0_inside);
-                    const float z = load_element<T>(row + lone1, lone1_inside);
 #pragma unroll
-                    for (int j = 0; j < kVec; ++j) win[j + kPadW] = vec[j];
-                    win[kPadW == 1 ? 0 : kVec] = a;
-                    win[kVec + 1] = z;
+                    for (int j = 0; j < kVec; ++j) win[j + kPadW] = unpack<T>(cur.v, j);
+                    win[kPadW == 1 ? 0 : kVec] = bits_to_float(T(), cur.a, 0);
+                    win[kVec + 1] = bits_to_float(T(), cur.z, 0);
 #pragma unroll
                     for (int kd = 0; kd < 3; ++kd) {
-                        const int t = plane - kd;
-                        if (t < 0 || t >= td) continue;
+                        if (!(kd == 0 ? use0 : kd == 1 ? use1 : use2)) continue;
                         const int s = (u - kd + 3) % 3;
 #pragma unroll
                         for (int kw = 0; kw < 3; ++kw)
@@ -306,15 +452,16 @@ __global__ void __launch_bounds__(kThreads) conv3d_depthwise_channel_first_kerne
                             for (int o = 0; o < kVec; ++o) acc[s][o] += tap[(kd * 3 + kh) * 3 + kw] * win[o + kw];
                     }
                 }
-                if (plane >= 2) {
+                if (use2) {
                     const int s = (u + 1) % 3;
-                    float v[kVec];
+                    if (silu) {
 #pragma unroll
-                    for (int o = 0; o < kVec; ++o) {
-                        v[o] = activate_fast(acc[s][o], silu);
-                        acc[s][o] = b;
+                        for (int o = 0; o < kVec; ++o) acc[s][o] = silu_fast(acc[s][o]);
                     }
-                    store_vector<T>(y + conv3d::offset(p.y_stride, n, c, od0 + plane - 2, oh, ow0), v);
+                    store_vector<T>(y_plane, acc[s]);
+                    y_plane += p.y_stride[2];
+#pragma unroll
+                    for (int o = 0; o < kVec; ++o) acc[s][o] = b;
                 }
             }
         }
@@ -333,16 +480,24 @@ template <typename T> hipconv_status_t launch_channel_last(const hipconv_conv3d_
     constexpr int kVec = kVecOf<T>;
     LastGeometry g;
     g.vecs = p.cout / kVec;
-    g.tile_vecs = std::min(g.vecs, kMaxTileVecs);
-    g.block_positions = kThreads / g.tile_vecs;
+    // Lanes: the largest power of two (<= kMaxTileVecs) dividing the channel vectors, so
+    // that blocks are whole warps and no lane idles (192 f16 channels: 8 lanes, 3 tiles).
+    g.tile_vecs = 1;
+    while (g.tile_vecs < kMaxTileVecs && g.vecs % (2 * g.tile_vecs) == 0) g.tile_vecs *= 2;
+    if (g.tile_vecs < 8 && g.vecs > g.tile_vecs) g.tile_vecs = std::min(g.vecs, kMaxTileVecs);  // odd counts
+    g.block_positions = kLastThreads / g.tile_vecs;
     g.channel_tiles = (int)ceil_div(g.vecs, g.tile_vecs);
-    g.col_runs = (int)ceil_div(p.out[2], kCols);
+    g.col_runs = (int)ceil_div(p.out[2], kLastCols);
     g.depth_chunk = pick_depth_chunk(p.out[0], (int64_t)p.batch * p.out[1] * g.col_runs * g.vecs);
     g.depth_chunks = (int)ceil_div(p.out[0], g.depth_chunk);
     g.positions = (int64_t)p.batch * g.depth_chunks * p.out[1] * g.col_runs;
     g.items = ceil_div(g.positions, g.block_positions) * g.channel_tiles;
-    const int shared_bytes = kTaps * g.tile_vecs * kVec * (int)sizeof(float);  // <= 27 KiB
-    hipLaunchKernelGGL(conv3d_depthwise_channel_last_kernel<T>, dim3(grid_blocks(g.items)),
+    // A grid that is a multiple of channel_tiles keeps each block on one channel tile (its
+    // taps staged once).
+    int64_t blocks = grid_blocks(g.items);
+    if (blocks < g.items) blocks -= blocks % g.channel_tiles;
+    const int shared_bytes = g.tile_vecs * kLaneTaps<T> * (int)sizeof(float);  // <= 29 KiB
+    hipLaunchKernelGGL(conv3d_depthwise_channel_last_kernel<T>, dim3((unsigned)blocks),
                        dim3(g.tile_vecs * g.block_positions), shared_bytes, stream, p, g);
     return last_launch_status();
 }
@@ -353,7 +508,7 @@ template <typename T> hipconv_status_t launch_channel_first(const hipconv_conv3d
     const int depth_chunk = pick_depth_chunk(p.out[0], per_chunk);
     const int depth_chunks = (int)ceil_div(p.out[0], depth_chunk);
     const int64_t threads = per_chunk * depth_chunks;
-    const dim3 grid(grid_blocks(ceil_div(threads, kThreads))), block(kThreads);
+    const dim3 grid(grid_blocks(ceil_div(threads, kFirstThreads))), block(kFirstThreads);
     if (p.pad[2] == 0)
         hipLaunchKernelGGL((conv3d_depthwise_channel_first_kernel<T, 0>), grid, block, 0, stream, p, depth_chunk,
                            depth_chunks, threads);
