@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints, as markdown tables, the per-kernel resources of the conv1d and GEMM kernels (every
-# kernel of the objects built from hip/conv1d/*.hip and hip/gemm/*.hip) in both GPU builds:
+# Prints, as markdown tables, the per-kernel resources of the conv1d, conv3d and GEMM kernels (every
+# kernel of the objects built from hip/conv1d, hip/conv3d and hip/gemm) in both GPU builds:
 #
 #   NVIDIA sm_90 (cuobjdump -res-usage on CUDA_BINARY): registers per thread, static shared
 #     memory, stack frame and local memory bytes per thread. A binary holds only the objects
@@ -30,8 +30,8 @@ sm=${HIPCONV_REPORT_SM:-90}
 sm=${sm#sm_}
 llvm_bin=${HIPCONV_LLVM_BIN:-/usr/lib/llvm-15/bin}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-sources=$(cd "$repo" && ls hip/conv1d/*.hip hip/gemm/*.hip)
-definers=$(cd "$repo" && ls hip/conv1d/*.hip hip/gemm/*.hip hip/gemm/*.h)
+sources=$(cd "$repo" && ls hip/conv1d/*.hip hip/conv3d/*.hip hip/gemm/*.hip)
+definers=$(cd "$repo" && ls hip/conv1d/*.hip hip/conv3d/*.hip hip/conv3d/*.h hip/gemm/*.hip hip/gemm/*.h)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -86,7 +86,7 @@ cuda_report() {
     while IFS=$'\t' read -r kernel rest; do
         read -r reg shared stack local_bytes <<<"$rest"
         src=$(source_of "$kernel")
-        [ "$src" != "?" ] || continue  # not a conv1d / GEMM kernel
+        [ "$src" != "?" ] || continue  # not a kernel of these families
         echo "$src|$kernel|$reg|$shared|$(bold_if_set "$stack")|$(bold_if_set "$local_bytes")"
     done <"$work/cuda.short" | sort -t'|' -k1,1 -k2,2V >"$work/cuda.rows"
     while IFS='|' read -r src kernel reg shared stack local_bytes; do
@@ -174,7 +174,7 @@ amd_report() {
     done
 }
 
-echo "# Kernel resources: hip/conv1d and hip/gemm"
+echo "# Kernel resources: hip/conv1d, hip/conv3d and hip/gemm"
 echo
 [ "$cuda_binary" = - ] || cuda_report
 [ "$rocm_dir" = - ] || amd_report
