@@ -47,7 +47,7 @@ shorten() {
 # The hip/ source that defines a kernel (by its unqualified name), or "?".
 source_of() {
     local base file
-    base=$(sed -E 's/<.*//' <<<"$1")
+    base=$(sed -E 's/<.*//; s/.*:://' <<<"$1")
     file=$(cd "$repo" && grep -lE "\<${base}_kernel\s*\(|\<${base}\s*\(" $definers 2>/dev/null | sed -n 1p || true)
     echo "${file:-?}"
 }
@@ -144,6 +144,9 @@ amd_report() {
             obj=$(shopt -s nullglob; echo "$work"/ar/*-"$stem".o)
             [ -n "$obj" ] || { missing+=" $src"; continue; }
             name="$work/$stem"
+            # An object without device code (hip/gemm/config.hip: host functions only) has no
+            # .hip_fatbin section, and no kernels to report.
+            [[ $("$llvm_bin/llvm-readelf" -S "$obj") == *.hip_fatbin* ]] || continue
             [ -f "$name.fatbin" ] || "$llvm_bin/llvm-objcopy" --dump-section=.hip_fatbin="$name.fatbin" "$obj"
             "$llvm_bin/clang-offload-bundler" --unbundle --type=o --input="$name.fatbin" \
                 --targets="hipv4-amdgcn-amd-amdhsa--$arch" --output="$name-$arch.co"

@@ -43,6 +43,20 @@ impl OutputCheck {
     }
 }
 
+impl fmt::Display for OutputCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "output vs f64 host result: max abs error {:.3e}, max rel error {:.3e}, rel norm error {:.3e} (tolerance {:.0e}): {}",
+            self.max_abs_error,
+            self.max_rel_error,
+            self.rel_norm_error,
+            self.tolerance,
+            if self.passed() { "valid" } else { "INVALID" }
+        )
+    }
+}
+
 /// Elements of `device` whose bits differ from `host`'s.
 pub(crate) fn count_mismatches<T: Element>(device: &[T], host: &[T]) -> MismatchCount {
     let mismatches = device.iter().zip(host).filter(|(d, h)| d.to_bits_u32() != h.to_bits_u32()).count();

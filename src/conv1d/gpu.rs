@@ -8,7 +8,7 @@ use super::pipeline;
 use super::shape::{Shape, UpdateShape};
 use crate::element::{DType, Element};
 use crate::error::Result;
-use crate::runtime::result::check;
+use crate::runtime::entry::{entry, Entry};
 use crate::runtime::{sys, Stream};
 use std::ffi::c_void;
 
@@ -28,24 +28,6 @@ const _: () = {
     assert!(crate::status::STATUS_WORDS == sys::HIPCONV_STATUS_WORDS as usize);
 };
 
-type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
-
-/// One C entry point: its function and its name, for errors.
-struct Entry<P> {
-    launch: Launcher<P>,
-    name: &'static str,
-}
-
-impl<P> Entry<P> {
-    /// Enqueues the entry point with `params` on `stream`.
-    ///
-    /// # Safety
-    /// `params` must satisfy the entry point's contract in hip/include/hipconv/conv1d.h.
-    unsafe fn run(&self, params: &P, stream: &Stream) -> Result<()> {
-        check((self.launch)(params, stream.handle().as_raw().cast()), self.name)
-    }
-}
-
 /// conv1d's entry points of one dtype (`HIPCONV_DECLARE_PER_DTYPE` in conv1d.h).
 struct Kernels {
     direct: Entry<sys::hipconv_conv1d_params>,
@@ -56,12 +38,6 @@ struct Kernels {
     preprocess_input: Entry<sys::hipconv_conv1d_preprocess_input_params>,
     preprocess_weight: Entry<sys::hipconv_conv1d_preprocess_weight_params>,
     gemm_abt: Entry<sys::hipconv_conv1d_gemm_abt_params>,
-}
-
-macro_rules! entry {
-    ($symbol:ident) => {
-        Entry { launch: sys::$symbol, name: stringify!($symbol) }
-    };
 }
 
 /// The one dtype table: every entry point of every dtype.

@@ -7,30 +7,12 @@ use super::options::{Algorithm, Layout, Options};
 use super::shape::Shape;
 use crate::element::{DType, Element};
 use crate::error::Result;
-use crate::runtime::result::check;
+use crate::runtime::entry::{entry, Entry};
 use crate::runtime::{sys, Stream};
 use std::ffi::c_void;
 use std::ptr;
 
 const _: () = assert!(sys::HIPCONV_CONV3D_AXES == 3 && sys::HIPCONV_CONV3D_TENSOR_AXES == 5);
-
-type Launcher<P> = unsafe extern "C" fn(*const P, sys::hipconv_stream_t) -> i32;
-
-/// One C entry point: its function and its name, for errors.
-struct Entry<P> {
-    launch: Launcher<P>,
-    name: &'static str,
-}
-
-impl<P> Entry<P> {
-    /// Enqueues the entry point with `params` on `stream`.
-    ///
-    /// # Safety
-    /// `params` must satisfy the entry point's contract in hip/include/hipconv/conv3d.h.
-    unsafe fn run(&self, params: &P, stream: &Stream) -> Result<()> {
-        check((self.launch)(params, stream.handle().as_raw().cast()), self.name)
-    }
-}
 
 /// conv3d's entry points of one dtype (`HIPCONV_DECLARE_PER_DTYPE` in conv3d.h).
 struct Kernels {
@@ -42,12 +24,6 @@ struct Kernels {
     im3col_gemm: Entry<sys::hipconv_conv3d_im3col_params>,
     final_frames: Entry<sys::hipconv_conv3d_frames_params>,
     transpose: Entry<sys::hipconv_conv3d_transpose_params>,
-}
-
-macro_rules! entry {
-    ($symbol:ident) => {
-        Entry { launch: sys::$symbol, name: stringify!($symbol) }
-    };
 }
 
 /// The one dtype table: every entry point of every dtype.

@@ -4,6 +4,8 @@
 
 mod buffer;
 mod device;
+#[cfg(hipconv_gpu)]
+pub(crate) mod entry;
 mod event;
 mod graph;
 mod handle;
