@@ -6,7 +6,7 @@ use super::heuristics;
 use super::host::patch_len;
 use super::launch::{self, Operands, Relayout};
 use super::options::{Algorithm, Layout, Options};
-use super::shape::Shape;
+use super::shape::{Padding, Shape};
 use crate::element::Element;
 use crate::error::Result;
 use crate::runtime::{Buffer, Device, Stream};
@@ -62,7 +62,7 @@ impl<T: Element> Conv3d<T> {
             None
         };
         let channels_last = if device.is_gpu() && heuristics::stage_channels_last::<T>(&shape, &options) {
-            let frames = shape.history_frames() > 0 && shape.padding == super::Padding::Causal;
+            let frames = shape.history_frames() > 0 && shape.padding == Padding::Causal;
             Some(ChannelsLast {
                 x: device.alloc(shape.x_len())?,
                 w: device.alloc(shape.w_len())?,
@@ -109,7 +109,7 @@ impl<T: Element> Conv3d<T> {
         self.forward_chunk(stream, x, w, bias, Frames::default(), y)
     }
 
-    /// The forward of one chunk of a causal video ([`Padding::Causal`](super::Padding),
+    /// The forward of one chunk of a causal video ([`Padding::Causal`],
     /// depth stride 1): `frames.initial` holds the previous chunk's last `(kd−1)·dilation_d`
     /// input frames (instead of zero padding), and `frames.final_frames` receives this
     /// chunk's, ready to be the next chunk's `initial`. A video processed chunk by chunk
