@@ -99,6 +99,11 @@ fn launch_configuration(s: &Shape, algorithm: Algorithm, gpu: bool) -> String {
     let on = if gpu { "" } else { " (host backend: the same decomposition on CPU threads)" };
     match algorithm {
         Algorithm::Naive => format!("one thread per output: {} threads, {} taps each{on}", s.y_len(), s.taps()),
+        // hip/conv3d/tiled.hip takes its direct path for few taps, its shared-memory path otherwise.
+        Algorithm::Tiled if s.taps() <= 128 && s.cout_per_group() <= 16 => format!(
+            "tiled, direct path: a thread per 2 output rows x up to 8 channels, taps staged in shared memory; {} outputs{on}",
+            s.y_len()
+        ),
         Algorithm::Tiled => format!(
             "output tiles per block, input tile + halo staged in shared memory per input channel; {} outputs{on}",
             s.y_len()
