@@ -5,8 +5,10 @@
 //! (channel-first) or `[batch, seqlen, dim]` (channel-last) and `w` `[dim, width]`.
 //!
 //! Operations: [`CausalConv1d`] (the forward, with optional bias, SiLU and chunk
-//! [`States`]), [`CausalConv1dUpdate`] (a decode step against a state cache, docs/UPDATE.md)
-//! and [`CausalConv1dVarlen`] (packed variable-length batches, docs/VARLEN.md).
+//! [`States`]), [`CausalConv1dUpdate`] (a decode step against a state cache, docs/UPDATE.md),
+//! [`CausalConv1dVarlen`] (packed variable-length batches, docs/VARLEN.md), and the
+//! backward of both, [`CausalConv1dBackward`] and [`CausalConv1dVarlenBackward`]
+//! (docs/BACKWARD.md).
 //!
 //! Algorithms ([`Algorithm`]), all of which run on the host backend too:
 //! - `Direct`: streaming kernels that read each input once (every dtype, both layouts,
@@ -24,6 +26,7 @@
 //! stages.rs) run check.rs's checks, then the `unsafe` launch layer (launch.rs), which runs
 //! host.rs on the host backend or gpu.rs's launchers of the kernels under hip/conv1d/.
 
+mod backward;
 mod check;
 mod forward;
 #[cfg(hipconv_gpu)]
@@ -42,6 +45,7 @@ mod varlen;
 #[cfg(feature = "verify_host")]
 mod verify;
 
+pub use backward::{BackwardInputs, CausalConv1dBackward, CausalConv1dVarlenBackward, Gradients, ParamGrad};
 pub use forward::{CausalConv1d, States};
 pub use heuristics::{FUSED_GEMM_MAX_WIDTH, STREAM_MAX_WIDTH};
 pub use options::{Activation, Algorithm, Layout, Options};

@@ -155,6 +155,59 @@ typedef struct hipconv_conv1d_update_params {
 
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_update, hipconv_conv1d_update_params)
 
+/* -------------------------------------------------------------- backward */
+
+/*
+ * The backward of a forward with the same conv params (hip/conv1d/backward*.hip):
+ *   z = bias + conv(x, w) (history from conv.initial_states), y = act(z), and from dy:
+ *   dz[b,c,t]      = dy[b,c,t] * act'(z[b,c,t])          (z recomputed, nothing stored)
+ *   dx[b,c,tau]    = sum_k w[c,k] * dz[b,c,tau+(width-1)-k]   over times < seqlen
+ *                    + dfinal_states[b,c,tau-(seqlen-(width-1))] where that index >= 0
+ *   dweight[c,k]   = sum_{b,t} dz[b,c,t] * x[b,c,t+k-(width-1)]   (history included)
+ *   dbias[c]       = sum_{b,t} dz[b,c,t]
+ *   dinitial_states[b,c,j] = the same sum as dx at tau = j-(width-1) < 0, plus
+ *                    dfinal_states[b,c,j-seqlen] where j >= seqlen (a sequence shorter
+ *                    than width-1 hands part of its initial states on as final states).
+ *   conv   x, w, bias (or NULL), silu, initial_states (or NULL), sizes and strides of x;
+ *          conv.y is not read (may be NULL); dy and dx use x's strides;
+ *          conv.final_states must be NULL.
+ *   dfinal_states, dinitial_states [rows, dim, width-1] contiguous or NULL (rows: batch,
+ *          or n_seqs with cu_seqlens)
+ *   dweight [dim, width] and dbias [dim] (or NULL): fp32 where *_f32 is 1, else T; they
+ *          are overwritten, never accumulated into.
+ *   cu_seqlens, n_seqs, status: a packed batch as for the boundary passes (conv.batch 1).
+ *   workspace: workspace_bytes (>= hipconv_conv1d_backward_workspace_*) of device memory.
+ * Deterministic: dweight and dbias are reduced from per-tile partials in a fixed order
+ * (no atomics), so equal inputs give bitwise-equal gradients on every run.
+ */
+typedef struct hipconv_conv1d_backward_params {
+    hipconv_conv1d_params conv;
+    const void *dy;
+    void *dx;
+    const void *dfinal_states;
+    void *dinitial_states;
+    void *dweight;
+    void *dbias;
+    int32_t dweight_f32;
+    int32_t dbias_f32;
+    const int32_t *cu_seqlens;
+    int32_t n_seqs;
+    int32_t *status;
+    void *workspace;
+    int64_t workspace_bytes;
+} hipconv_conv1d_backward_params;
+
+HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_backward, hipconv_conv1d_backward_params)
+
+/* The workspace bytes hipconv_conv1d_backward_<dtype> needs for these params: from their
+ * sizes, strides and cu_seqlens presence, with every tensor pointer taken to be 16-byte
+ * aligned (nothing is dereferenced; a launch with less workspace than its path needs
+ * fails with hipErrorInvalidValue before any kernel runs). */
+#define HIPCONV_DECLARE_BACKWARD_WORKSPACE_(dtype, unused)                                     \
+    hipconv_status_t hipconv_conv1d_backward_workspace_##dtype(const hipconv_conv1d_backward_params *params, \
+                                                               int64_t *bytes);
+HIPCONV_FOR_EACH_DTYPE(HIPCONV_DECLARE_BACKWARD_WORKSPACE_, unused)
+
 /* ------------------------------------ explicit pipeline (Im2colGemm) */
 
 /*
