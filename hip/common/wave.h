@@ -20,4 +20,18 @@ __device__ inline uint32_t wave_read_lane(uint32_t v, int source) {
 #endif
 }
 
+// The sum of `v` over the lanes of this wave, in a fixed order (a butterfly of exchanges),
+// on every lane: the same inputs give the same bits.
+__device__ inline float wave_sum(float v) {
+#pragma unroll
+    for (int mask = HIPCONV_WAVE_SIZE / 2; mask > 0; mask /= 2) {
+#if defined(HIPCONV_PLATFORM_AMD)
+        v += __shfl_xor(v, mask, HIPCONV_WAVE_SIZE);
+#else
+        v += __shfl_xor_sync(0xffffffffu, v, mask, HIPCONV_WAVE_SIZE);
+#endif
+    }
+    return v;
+}
+
 }  // namespace hipconv

@@ -1,7 +1,7 @@
 //! The backward's argument checks, from the forward's and the core's primitives; all run
 //! before any launch, so a failing call leaves every buffer untouched.
 
-use super::op::{BackwardInputs, Gradients, ParamGrad};
+use super::args::{BackwardInputs, Gradients, ParamGrad};
 use crate::check::{buffer, on_device, optional_buffer};
 use crate::conv1d::check::{describe_x, weight, StateRows};
 use crate::conv1d::options::Layout;

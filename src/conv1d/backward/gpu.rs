@@ -2,8 +2,7 @@
 //! (hip/include/hipconv/conv1d.h) and runs the dtype's entry point, which enqueues every
 //! pass (hip/conv1d/backward*.hip).
 
-use super::launch::Call;
-use super::op::ParamGrad;
+use super::args::{Call, ParamGrad};
 use crate::conv1d::options::{Layout, Options};
 use crate::conv1d::shape::Shape;
 use crate::element::{DType, Element};

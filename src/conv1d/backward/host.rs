@@ -2,8 +2,7 @@
 //! and dbias summed in a fixed order), parallel over channels, each channel's results
 //! scattered into the outputs afterwards, so the result does not depend on the threads.
 
-use super::launch::Call;
-use super::op::ParamGrad;
+use super::args::{Call, ParamGrad};
 use crate::backend::{host_data, host_data_mut};
 use crate::conv1d::options::Options;
 use crate::conv1d::shape::Shape;

@@ -1,25 +1,17 @@
 //! The backward's launch layer: the workspace its kernels need, and the one `unsafe` call
 //! that runs the backward on the stream's backend (host.rs, or gpu.rs's launcher).
 
-use super::op::{BackwardInputs, Gradients};
+use super::args::Call;
 use crate::backend::on_backend;
-use crate::conv1d::launch::Packed;
 use crate::conv1d::options::{Layout, Options};
 use crate::conv1d::shape::Shape;
 use crate::element::Element;
 use crate::error::Result;
 use crate::runtime::{Buffer, Device, Stream};
 
-/// One backward call's buffers, and the packed batch's offsets where it is one.
-pub(crate) struct Call<'a, 'b, T: Element> {
-    pub(crate) inputs: BackwardInputs<'a, T>,
-    pub(crate) grads: Gradients<'a, T>,
-    pub(crate) packed: Option<Packed<'b>>,
-}
-
 /// The workspace of the backward of `s` in `layout` (`n_seqs` for a packed batch) on
 /// `device`: fp32 words, none on the host backend.
-#[cfg_attr(not(hipconv_gpu), allow(unused_variables))]
+#[cfg_attr(not(hipconv_gpu), allow(unused_variables, clippy::extra_unused_type_parameters))]
 pub(crate) fn alloc_workspace<T: Element>(
     device: &Device,
     s: &Shape,

@@ -15,10 +15,11 @@
 //! Deterministic by construction: dweight and dbias are sums of per-tile partials taken in
 //! a fixed order, never atomics, so the same inputs give bitwise-equal gradients.
 //!
-//! Inside: op.rs (the public ops), check.rs (every argument check, before any launch),
+//! Inside: args.rs (the arguments), op.rs (the public ops), check.rs (every argument check, before any launch),
 //! launch.rs (the `unsafe` layer that runs host.rs on the host backend or gpu.rs's
 //! launcher of hip/conv1d/backward*.hip).
 
+mod args;
 mod check;
 #[cfg(hipconv_gpu)]
 mod gpu;
@@ -26,4 +27,5 @@ mod host;
 mod launch;
 mod op;
 
-pub use op::{BackwardInputs, CausalConv1dBackward, CausalConv1dVarlenBackward, Gradients, ParamGrad};
+pub use args::{BackwardInputs, Gradients, ParamGrad};
+pub use op::{CausalConv1dBackward, CausalConv1dVarlenBackward};

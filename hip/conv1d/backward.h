@@ -1,0 +1,68 @@
+/*
+ * The conv1d backward's shared pieces (hipconv/conv1d.h, "backward"): the paths, the
+ * workspace each needs, and the device helpers they share.
+ *
+ * Paths (backward.hip picks one per call):
+ *   channel_first  backward_channel_first.hip: contiguous channel-first, widths 1..4
+ *   channel_last   backward_channel_last.hip:  channel-last (channels contiguous), widths 1..4
+ *   generic        backward_generic.hip: anything else (any width or strides, packed
+ *                  batches): dz into the workspace, then dx and the partials from it
+ * Each path leaves per-tile partials of dweight and dbias in the workspace,
+ *   partials [tiles, dim, width+1] fp32   (entry width: the bias),
+ * which backward.hip sums over the tiles in order (no atomics: deterministic); then it
+ * runs the states pass for dinitial_states.
+ */
+#pragma once
+
+#include "activation.h"
+#include "compat.h"
+#include "element.h"
+#include "hipconv/conv1d.h"
+#include "launch.h"
+#include "sequences.h"
+
+namespace hipconv {
+
+constexpr int kBackwardMaxFusedWidth = 4;  // widths of the fused channel-first/last kernels
+
+// act'(z): 1, or SiLU's derivative sigmoid(z)·(1 + z·(1 − sigmoid(z))) with the fast
+// exponential and reciprocal (sigmoid → 0 where e^-z overflows: the derivative's limit 0).
+__device__ inline float activation_derivative(float z, bool silu) {
+    if (!silu) return 1.f;
+    const float sigmoid = __frcp_rn(1.f + __expf(-z));
+    return sigmoid * (1.f + z * (1.f - sigmoid));
+}
+
+// The forward's view of the backward's tensors, and the sequences it runs over.
+__host__ __device__ inline hipconv_conv1d_sequences_params backward_sequences(const hipconv_conv1d_backward_params &p) {
+    return hipconv_conv1d_sequences_params{p.conv, p.cu_seqlens, p.n_seqs, p.status};
+}
+
+// A tile's partial sums of dweight (entries 0 .. width-1) and dbias (entry width) for one
+// channel: partials[(tile * dim + c) * (width + 1) + k].
+__host__ __device__ inline int64_t partial_index(int64_t tile, int64_t dim, int64_t c, int width, int k) {
+    return (tile * dim + c) * (width + 1) + k;
+}
+
+// Per path: whether it runs these params, the tiles of partials it writes, and its launch.
+// (The fused paths assume 16-byte aligned tensors where the query passes null pointers.)
+template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_backward_params &p);
+template <typename T> int64_t backward_channel_first_tiles(const hipconv_conv1d_backward_params &p);
+template <typename T>
+hipconv_status_t launch_backward_channel_first(const hipconv_conv1d_backward_params &p, float *partials,
+                                               hipStream_t stream);
+
+template <typename T> bool backward_channel_last_fits(const hipconv_conv1d_backward_params &p);
+template <typename T> int64_t backward_channel_last_tiles(const hipconv_conv1d_backward_params &p);
+template <typename T>
+hipconv_status_t launch_backward_channel_last(const hipconv_conv1d_backward_params &p, float *partials,
+                                              hipStream_t stream);
+
+// The generic path also needs dz: [batch, dim, seqlen] fp32 in x's axis order.
+int64_t backward_generic_tiles(const hipconv_conv1d_backward_params &p);
+int64_t backward_generic_dz_floats(const hipconv_conv1d_backward_params &p);
+template <typename T>
+hipconv_status_t launch_backward_generic(const hipconv_conv1d_backward_params &p, float *partials, float *dz,
+                                         hipStream_t stream);
+
+}  // namespace hipconv

@@ -1,0 +1,290 @@
+/*
+ * The backward's fused channel-last path (hipconv/conv1d.h, "backward"), widths 1..4:
+ * x, dy, dx [batch, seqlen, dim] by strides with channels the contiguous axis, no packed
+ * batch.
+ *
+ * A thread owns kVec channels (16 bytes where dim allows, else one) of one batch row and
+ * a run of `run` times tau0 .. tau0+run-1, and walks t = tau0 .. tau0+run+w-2 in steps of
+ * kStep rows, the next step's rows in flight while it computes the current one:
+ *
+ *   x rows   t-(w-1) .. t-1 (registers, slide) | t .. t+kStep-1 (current)
+ *   dz(t) = dy(t)·act'(z(t))      z(t) from the x window, dz kept for the last w times
+ *   dx(t-(w-1)) = sum_k w[k]·dz(t-k)          written once t-(w-1) >= tau0
+ *   dweight, dbias sums += dz(t)·x(t+k-(w-1)), dz(t)   for the run's own times
+ *
+ * Block: kGroups channel groups (lanes; one wave reads kGroups·16 contiguous bytes per
+ * row) × kRuns runs; the block sums its runs in order into partials[b·tiles_per_row +
+ * tile, c] (a tile: kRuns·run times). The run length is picked from the problem size so
+ * that large problems get long runs (fewer halo rows: w-1 of x before, w-1 of x and dy
+ * after) and still fill the device.
+ * Launch: kGroups × kRuns threads, grid-stride over batch·tiles_per_row·group blocks.
+ */
+#include "backward.h"
+#include "packed.h"
+#include "vector_rows.h"
+
+namespace hipconv {
+
+namespace {
+
+constexpr int kGroups = 32;
+constexpr int kRuns = 8;
+constexpr int kStep = 2;
+constexpr int64_t kMaxRun = 64;
+constexpr int64_t kMinRun = 8;
+constexpr int64_t kWantThreads = int64_t(1) << 18;  // runs shrink until the grid has this many threads
+
+template <typename T, int kVec> struct Pack {  // kVec = 16 / sizeof(T): one 16-byte access
+    uint4 raw;
+    __device__ void load(const T *src, bool inside) {
+        raw = inside ? *reinterpret_cast<const uint4 *>(src) : make_uint4(0, 0, 0, 0);
+    }
+    __device__ float get(int e) const { return unpack<T>(raw, e); }
+    __device__ static void store(T *dst, const float *values) { *reinterpret_cast<uint4 *>(dst) = pack<T>(values); }
+};
+
+template <typename T> struct Pack<T, 1> {  // one element, any strides
+    float v;
+    __device__ void load(const T *src, bool inside) { v = inside ? to_float(*src) : 0.f; }
+    __device__ float get(int) const { return v; }
+    __device__ static void store(T *dst, const float *values) { *dst = from_float<T>(values[0]); }
+};
+
+int64_t run_length(const hipconv_conv1d_backward_params &p, int vec) {
+    const int64_t columns = (int64_t)p.conv.batch * (p.conv.dim / vec);
+    int64_t run = kMaxRun;
+    while (run > kMinRun && columns * ceil_div(p.conv.seqlen, run) < kWantThreads) run /= 2;
+    return run;
+}
+
+template <typename T> bool vectorizable(const hipconv_conv1d_backward_params &p) {
+    const hipconv_conv1d_params &c = p.conv;
+    return rows_vectorizable<T, true>(c.x, c.x_batch_stride, c.x_dim_stride, c.x_seq_stride, c.dim, c.seqlen) &&
+           rows_vectorizable<T, true>(p.dy, c.x_batch_stride, c.x_dim_stride, c.x_seq_stride, c.dim, c.seqlen) &&
+           rows_vectorizable<T, true>(p.dx, c.x_batch_stride, c.x_dim_stride, c.x_seq_stride, c.dim, c.seqlen);
+}
+
+// dx at time tau = sum_k w[k]·dz(tau+H-k) (dz_window[H-k]), plus dfinal_states where tau
+// is among the last width-1 times.
+template <typename T, int kWidth, int kVec>
+__device__ inline void store_dx(const hipconv_conv1d_backward_params &p, T *dx, int64_t tau, int64_t stride, int64_t b,
+                                int64_t c0, const float (&taps)[kVec][kWidth], const float (&dz_window)[kWidth][kVec]) {
+    constexpr int H = kWidth - 1;
+    float out[kVec];
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+        float acc = 0.f;
+#pragma unroll
+        for (int k = 0; k < kWidth; ++k) acc += taps[e][k] * dz_window[H - k][e];
+        out[e] = acc;
+    }
+    const int64_t k = tau - (p.conv.seqlen - H);  // index in final_states
+    if (H > 0 && p.dfinal_states != nullptr && k >= 0) {
+        const T *dfinal = static_cast<const T *>(p.dfinal_states);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) out[e] += to_float(dfinal[(b * p.conv.dim + c0 + e) * H + k]);
+    }
+    Pack<T, kVec>::store(dx + tau * stride, out);
+}
+
+template <typename T, int kWidth, int kVec>
+__global__ void __launch_bounds__(kGroups *kRuns) conv1d_backward_channel_last_kernel(
+    hipconv_conv1d_backward_params p, int64_t run, int64_t tiles_per_row, int64_t group_blocks, float *partials) {
+    constexpr int H = kWidth - 1;
+    constexpr int kSums = kVec * (kWidth + 1);  // per thread: dweight (kWidth) and dbias per channel
+    const hipconv_conv1d_params &cp = p.conv;
+    const int64_t groups = cp.dim / kVec;
+    const bool silu = cp.silu != 0;
+    __shared__ float run_sums[kRuns][kGroups][kSums];
+
+    for (int64_t block = blockIdx.x; block < cp.batch * tiles_per_row * group_blocks; block += gridDim.x) {
+        const int64_t tile = block / group_blocks;  // b * tiles_per_row + tile of the row
+        const int64_t group = (block % group_blocks) * kGroups + threadIdx.x;
+        const int64_t b = tile / tiles_per_row;
+        const int64_t tau0 = (tile % tiles_per_row) * kRuns * run + threadIdx.y * run;
+        const int64_t tau_end = min(tau0 + run, (int64_t)cp.seqlen);  // own times: tau0 .. tau_end-1
+        const bool active = group < groups && tau0 < cp.seqlen;
+        const int64_t c0 = (active ? group : 0) * kVec;
+        const int64_t offset = b * cp.x_batch_stride + c0 * cp.x_dim_stride;
+        const T *x = static_cast<const T *>(cp.x) + offset;
+        const T *dy = static_cast<const T *>(p.dy) + offset;
+        T *dx = static_cast<T *>(p.dx) + offset;
+        const int64_t stride = cp.x_seq_stride;
+
+        float taps[kVec][kWidth], bias[kVec];
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+            const int64_t c = c0 + e;
+#pragma unroll
+            for (int k = 0; k < kWidth; ++k) taps[e][k] = to_float(static_cast<const T *>(cp.w)[c * kWidth + k]);
+            bias[e] = cp.bias != nullptr ? to_float(static_cast<const T *>(cp.bias)[c]) : 0.f;
+        }
+
+        // The walk keeps x as fp32 in `window`: rows t-H .. t-1 (history), then the step's.
+        // It starts from rows tau0-H .. tau0-1 (before 0: the initial states, or zeros).
+        float window[H + kStep][kVec];
+        const T *initial = static_cast<const T *>(cp.initial_states);
+#pragma unroll
+        for (int r = 0; r < H; ++r) {
+            const int64_t tau = tau0 - H + r;
+            Pack<T, kVec> row;
+            row.load(x + (tau >= 0 ? tau : 0) * stride, active && tau >= 0);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) {
+                window[r][e] = row.get(e);
+                if (tau < 0 && initial != nullptr && active)
+                    window[r][e] = to_float(initial[(b * cp.dim + c0 + e) * H + H + tau]);
+            }
+        }
+
+        const int64_t t_end = min(tau_end + H, (int64_t)cp.seqlen);  // dz needed up to t_end-1
+        auto load_step = [&](Pack<T, kVec> *xr, Pack<T, kVec> *gr, int64_t t) {
+#pragma unroll
+            for (int j = 0; j < kStep; ++j) {
+                const bool inside = active && t + j < t_end;
+                xr[j].load(x + (inside ? t + j : 0) * stride, inside);
+                gr[j].load(dy + (inside ? t + j : 0) * stride, inside);
+            }
+        };
+        Pack<T, kVec> cur_x[kStep], cur_dy[kStep];
+        load_step(cur_x, cur_dy, tau0);
+
+        float dz_window[kWidth][kVec];  // dz at t-H .. t (index H: the newest)
+#pragma unroll
+        for (int r = 0; r < kWidth; ++r)
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) dz_window[r][e] = 0.f;
+        float sums[kSums];
+#pragma unroll
+        for (int i = 0; i < kSums; ++i) sums[i] = 0.f;
+
+        for (int64_t t = tau0; t < (active ? t_end : tau0); t += kStep) {
+            Pack<T, kVec> next_x[kStep], next_dy[kStep];
+            load_step(next_x, next_dy, t + kStep);
+#pragma unroll
+            for (int j = 0; j < kStep; ++j)
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) window[H + j][e] = cur_x[j].get(e);
+#pragma unroll
+            for (int j = 0; j < kStep; ++j) {
+                const int64_t tt = t + j;
+                if (tt >= t_end) break;
+                float dz[kVec];
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) {
+                    float z = bias[e];
+#pragma unroll
+                    for (int k = 0; k < kWidth; ++k) z += taps[e][k] * window[j + k][e];
+                    dz[e] = cur_dy[j].get(e) * activation_derivative(z, silu);
+                }
+                if (tt < tau_end) {
+#pragma unroll
+                    for (int e = 0; e < kVec; ++e) {
+#pragma unroll
+                        for (int k = 0; k < kWidth; ++k) sums[e * (kWidth + 1) + k] += dz[e] * window[j + k][e];
+                        sums[e * (kWidth + 1) + kWidth] += dz[e];
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < H; ++r)
+#pragma unroll
+                    for (int e = 0; e < kVec; ++e) dz_window[r][e] = dz_window[r + 1][e];
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) dz_window[H][e] = dz[e];
+                const int64_t tau = tt - H;
+                if (tau >= tau0) store_dx<T, kWidth, kVec>(p, dx, tau, stride, b, c0, taps, dz_window);
+            }
+            // Slide: the last H rows of the window become its history.
+#pragma unroll
+            for (int r = 0; r < H; ++r)
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) window[r][e] = window[kStep + r][e];
+#pragma unroll
+            for (int j = 0; j < kStep; ++j) {
+                cur_x[j] = next_x[j];
+                cur_dy[j] = next_dy[j];
+            }
+        }
+        // The run's last dx, whose sums reach past t_end, where dz is 0 (past seqlen) or
+        // not needed: shift the window on by one zero row per time.
+        if (active) {
+            for (int64_t tau = t_end - H; tau < tau_end; ++tau) {
+#pragma unroll
+                for (int r = 0; r < H; ++r)
+#pragma unroll
+                    for (int e = 0; e < kVec; ++e) dz_window[r][e] = dz_window[r + 1][e];
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) dz_window[H][e] = 0.f;
+                if (tau >= tau0) store_dx<T, kWidth, kVec>(p, dx, tau, stride, b, c0, taps, dz_window);
+            }
+        }
+
+        // The block's partials: its runs summed in order.
+#pragma unroll
+        for (int i = 0; i < kSums; ++i) run_sums[threadIdx.y][threadIdx.x][i] = active ? sums[i] : 0.f;
+        __syncthreads();
+        const int64_t first_channel = (block % group_blocks) * kGroups * kVec;
+        for (int i = threadIdx.y * kGroups + threadIdx.x; i < kGroups * kSums; i += kGroups * kRuns) {
+            const int g = i / kSums, v = i % kSums;
+            const int64_t c = first_channel + (int64_t)g * kVec + v / (kWidth + 1);
+            if (c >= cp.dim) continue;
+            float s = 0.f;
+            for (int r = 0; r < kRuns; ++r) s += run_sums[r][g][v];
+            partials[partial_index(tile, cp.dim, c, kWidth, v % (kWidth + 1))] = s;
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T, int kWidth, int kVec>
+hipconv_status_t launch_pack(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
+    const int64_t run = run_length(p, kVec);
+    const int64_t tiles_per_row = ceil_div(p.conv.seqlen, kRuns * run);
+    const int64_t group_blocks = ceil_div(p.conv.dim / kVec, kGroups);
+    const int64_t blocks = p.conv.batch * tiles_per_row * group_blocks;
+    hipLaunchKernelGGL((conv1d_backward_channel_last_kernel<T, kWidth, kVec>), dim3(grid_blocks(blocks)),
+                       dim3(kGroups, kRuns), 0, stream, p, run, tiles_per_row, group_blocks, partials);
+    return last_launch_status();
+}
+
+template <typename T, int kWidth>
+hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
+    if (vectorizable<T>(p)) return launch_pack<T, kWidth, Vec16<T>::kCount>(p, partials, stream);
+    return launch_pack<T, kWidth, 1>(p, partials, stream);
+}
+
+}  // namespace
+
+template <typename T> bool backward_channel_last_fits(const hipconv_conv1d_backward_params &p) {
+    const hipconv_conv1d_params &c = p.conv;
+    return c.width <= kBackwardMaxFusedWidth && p.cu_seqlens == nullptr && c.x_dim_stride < c.x_seq_stride;
+}
+
+template <typename T> int64_t backward_channel_last_tiles(const hipconv_conv1d_backward_params &p) {
+    const int vec = vectorizable<T>(p) ? Vec16<T>::kCount : 1;
+    return p.conv.batch * ceil_div(p.conv.seqlen, kRuns * run_length(p, vec));
+}
+
+template <typename T>
+hipconv_status_t launch_backward_channel_last(const hipconv_conv1d_backward_params &p, float *partials,
+                                              hipStream_t stream) {
+    switch (p.conv.width) {
+    case 1: return launch_width<T, 1>(p, partials, stream);
+    case 2: return launch_width<T, 2>(p, partials, stream);
+    case 3: return launch_width<T, 3>(p, partials, stream);
+    case 4: return launch_width<T, 4>(p, partials, stream);
+    default: return (hipconv_status_t)hipErrorInvalidValue;
+    }
+}
+
+#define HIPCONV_INSTANTIATE(T)                                                                      \
+    template bool backward_channel_last_fits<T>(const hipconv_conv1d_backward_params &);            \
+    template int64_t backward_channel_last_tiles<T>(const hipconv_conv1d_backward_params &);        \
+    template hipconv_status_t launch_backward_channel_last<T>(const hipconv_conv1d_backward_params &, float *, \
+                                                              hipStream_t);
+HIPCONV_INSTANTIATE(__half)
+HIPCONV_INSTANTIATE(hipconv_bf16)
+HIPCONV_INSTANTIATE(float)
+#undef HIPCONV_INSTANTIATE
+
+}  // namespace hipconv
