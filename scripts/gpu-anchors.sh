@@ -40,6 +40,8 @@ done
 examples/causal_conv1d_verify_host 2>&1 | grep -E "mismatches|valid|time per|backend" | head -8
 examples/causal_conv1d --layout channel_last 2>&1 | grep -E "valid|time per" | head -3
 examples/decode 2>&1 | grep -E "decode step|valid|error" | tail -3
+examples/fit 2>&1 | tail -4
+examples/fit --dtype bf16 --layout channel_last 2>&1 | tail -2
 examples/conv3d_verify_host 2>&1 | grep -E "^==|mismatches|valid|time per" | head -30
 examples/bench --family conv1d --auto-only --json /tmp/f/bench.json > /tmp/f/bench.log 2>&1; echo "bench exit $?"; cp /tmp/f/bench.json /tmp/f/bench.log "$OUT/"
 cd "$root"

@@ -24,8 +24,8 @@ for line in sys.stdin:
 cargo build --release --features verify_host --example causal_conv1d --example conv3d
 cp "$CARGO_TARGET_DIR/release/examples/causal_conv1d" dist/examples/causal_conv1d_verify_host
 cp "$CARGO_TARGET_DIR/release/examples/conv3d" dist/examples/conv3d_verify_host
-cargo build --release --example causal_conv1d --example bench --example decode --example conv3d
-cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode,conv3d} dist/examples/
+cargo build --release --example causal_conv1d --example bench --example decode --example conv3d --example fit
+cp "$CARGO_TARGET_DIR/release/examples/"{causal_conv1d,bench,decode,conv3d,fit} dist/examples/
 
 strip dist/tests/* dist/examples/*
 cp scripts/gpu-run.sh dist/run.sh

@@ -73,6 +73,8 @@ step example-direct examples/causal_conv1d --algorithm direct
 step example-fused examples/causal_conv1d --algorithm fused_gemm
 step example-decode examples/decode
 step example-decode-wide examples/decode --batch 3 --dim 300 --width 33 --prompt 517 --tokens 8 --silu
+step example-fit examples/fit
+step example-fit-bf16 examples/fit --dtype bf16 --layout channel_last
 if [ "${HIPCONV_SKIP_BENCH:-0}" != 1 ]; then
     step bench examples/bench --json "$out/bench.json"
     [ -f "$out/bench.json" ] && [ "${HIPCONV_SKIP_TORCH:-0}" != 1 ] && step bench-torch python3 compare_torch.py --ours "$out/bench.json" --json "$out/torch.json"

@@ -78,5 +78,9 @@ pub struct UpdatePage;
 pub struct VarlenPage;
 
 #[cfg(doctest)]
+#[doc = include_str!("../docs/BACKWARD.md")]
+pub struct BackwardPage;
+
+#[cfg(doctest)]
 #[doc = include_str!("../docs/CONV3D.md")]
 pub struct Conv3dPage;

@@ -197,8 +197,13 @@ impl Row for Conv3dRow {
     }
 }
 
-/// conv3d's one table.
+/// The JSON key of conv3d's one table (`--table` picks it).
+pub const TABLES: &[&str] = &["conv3d_rows"];
+
+/// conv3d's one table, unless `--table` leaves it out.
 pub fn tables(bench: &Bench, report: &mut crate::report::Report) -> hipconv::Result<()> {
-    report.table(&table(bench)?);
+    if bench.wants("conv3d_rows") {
+        report.table(&table(bench)?);
+    }
     Ok(())
 }

@@ -2,10 +2,13 @@
 //!
 //!     cargo run --release --example bench [-- --json bench.json --reps 50 --quick --auto-only]
 //!
-//! `--quick`: the first shapes of each table (conv1d: three, and f16 state rows; conv3d: two
-//! cases); `--auto-only`: only what `Auto` runs (with conv1d's bias + SiLU rows), not every
-//! algorithm; `--family conv1d|conv3d` (repeatable): only these families; `--shape b,d,s,w`
-//! (repeatable): these forward shapes instead of conv1d's list (conv1d/forward.rs).
+//! `--quick`: the first shapes of each table (conv1d: three, f16 state rows and one backward
+//! shape; conv3d: two cases); `--auto-only`: only what `Auto` runs (with conv1d's bias + SiLU
+//! rows), not every algorithm; `--family conv1d|conv3d` (repeatable): only these families;
+//! `--table KEY` (repeatable): only the tables under these JSON keys (`rows`, `state_rows`,
+//! `seed_im2col_stages_us`, `backward_rows`, `conv3d_rows`), e.g. `--table backward_rows`
+//! for the conv1d backward alone; `--shape b,d,s,w` (repeatable): these shapes instead of
+//! conv1d's forward and backward lists (conv1d/forward.rs, conv1d/backward.rs).
 //!
 //! This file is the driver: it reads the options, measures the device-to-device copy
 //! bandwidth (timing.rs, which also states the method), runs each family in FAMILIES and
@@ -24,8 +27,10 @@ use std::process::ExitCode;
 /// A family's bench: measures its tables and hands each to the report as it is done.
 type Family = fn(&Bench, &mut Report) -> hipconv::Result<()>;
 
-/// The families by name, in the order they run, print and appear in the JSON file.
-const FAMILIES: &[(&str, Family)] = &[("conv1d", conv1d::tables), ("conv3d", conv3d::tables)];
+/// The families by name with their tables' JSON keys, in the order they run, print and
+/// appear in the JSON file.
+const FAMILIES: &[(&str, &[&str], Family)] =
+    &[("conv1d", conv1d::TABLES, conv1d::tables), ("conv3d", conv3d::TABLES, conv3d::tables)];
 
 /// What every family measures with: the GPU, a stream on it, the copy bandwidth and the options.
 pub struct Bench {
@@ -38,6 +43,15 @@ pub struct Bench {
     pub auto_only: bool,
     /// `--shape` arguments (b,d,s,w) in order; empty: the family's own list.
     pub shapes: Vec<(usize, usize, usize, usize)>,
+    /// `--table` keys; empty: every table.
+    pub tables: Vec<String>,
+}
+
+impl Bench {
+    /// Whether the table under JSON key `key` is to be measured.
+    pub fn wants(&self, key: &str) -> bool {
+        self.tables.is_empty() || self.tables.iter().any(|t| t == key)
+    }
 }
 
 /// What `run` measures, from the command line.
@@ -49,6 +63,8 @@ struct Selection {
     shapes: Vec<(usize, usize, usize, usize)>,
     /// `--family` names; empty: every family.
     families: Vec<String>,
+    /// `--table` keys; empty: every table of the selected families.
+    tables: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -59,6 +75,7 @@ fn main() -> ExitCode {
         auto_only: false,
         shapes: Vec::new(),
         families: Vec::new(),
+        tables: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -68,10 +85,18 @@ fn main() -> ExitCode {
             "--quick" => sel.quick = true,
             "--auto-only" => sel.auto_only = true,
             "--family" => match args.next() {
-                Some(name) if FAMILIES.iter().any(|(n, _)| *n == name) => sel.families.push(name),
+                Some(name) if FAMILIES.iter().any(|(n, _, _)| *n == name) => sel.families.push(name),
                 other => {
-                    let names: Vec<&str> = FAMILIES.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = FAMILIES.iter().map(|(n, _, _)| *n).collect();
                     eprintln!("--family {other:?}: expected one of {}", names.join(", "));
+                    return ExitCode::from(2);
+                }
+            },
+            "--table" => match args.next() {
+                Some(key) if FAMILIES.iter().any(|(_, keys, _)| keys.contains(&key.as_str())) => sel.tables.push(key),
+                other => {
+                    let keys: Vec<&str> = FAMILIES.iter().flat_map(|(_, keys, _)| keys.iter().copied()).collect();
+                    eprintln!("--table {other:?}: expected one of {}", keys.join(", "));
                     return ExitCode::from(2);
                 }
             },
@@ -85,7 +110,7 @@ fn main() -> ExitCode {
             other => {
                 eprintln!(
                     "unknown option {other:?}; usage: bench [--json PATH] [--reps N>=50] [--quick] [--auto-only] \
-                     [--family NAME]... [--shape b,d,s,w]..."
+                     [--family NAME]... [--table KEY]... [--shape b,d,s,w]..."
                 );
                 return ExitCode::from(2);
             }
@@ -110,7 +135,7 @@ fn parse_shape(text: &str) -> Option<(usize, usize, usize, usize)> {
 }
 
 fn run(sel: Selection) -> Result<(), Box<dyn std::error::Error>> {
-    let Selection { json_path, reps, quick, auto_only, shapes, families } = sel;
+    let Selection { json_path, reps, quick, auto_only, shapes, families, tables } = sel;
     let device = Device::gpu(0)?; // timings of the host backend are not what this measures
     let stream = device.stream()?;
     let copy_bandwidth = timing::copy_bandwidth(&device, &stream, reps)?;
@@ -129,8 +154,8 @@ fn run(sel: Selection) -> Result<(), Box<dyn std::error::Error>> {
     report.value("copy_bandwidth_gbs", format!("{:.1}", copy_bandwidth / 1e9));
     report.value("reps", reps);
 
-    let bench = Bench { device, stream, copy_bandwidth, reps, quick, auto_only, shapes };
-    for (name, family) in FAMILIES {
+    let bench = Bench { device, stream, copy_bandwidth, reps, quick, auto_only, shapes, tables };
+    for (name, _, family) in FAMILIES {
         if families.is_empty() || families.iter().any(|f| f == name) {
             family(&bench, &mut report)?;
         }

@@ -22,3 +22,9 @@ pub fn usize_arg(args: &mut impl Iterator<Item = String>, name: &str) -> Result<
     let text = args.next().ok_or(format!("{name} needs a value"))?;
     text.parse().map_err(|_| format!("{name} expects a non-negative integer, got {text:?}"))
 }
+
+/// The value after option `name` as a positive number.
+pub fn f32_arg(args: &mut impl Iterator<Item = String>, name: &str) -> Result<f32, String> {
+    let text = args.next().ok_or(format!("{name} needs a value"))?;
+    text.parse().ok().filter(|v: &f32| *v > 0.0).ok_or(format!("{name} expects a positive number, got {text:?}"))
+}
