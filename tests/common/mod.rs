@@ -3,6 +3,7 @@
 //! (hipconv::testing: RNG, seeds, error metric, tolerances, NaN poisoning, backends).
 #![allow(dead_code)]
 
+pub mod backward;
 pub mod conv3d;
 pub mod sequences;
 

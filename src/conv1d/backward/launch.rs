@@ -19,7 +19,7 @@ pub(crate) struct Call<'a, 'b, T: Element> {
 
 /// The workspace of the backward of `s` in `layout` (`n_seqs` for a packed batch) on
 /// `device`: fp32 words, none on the host backend.
-#[cfg_attr(not(hipconv_gpu), allow(unused_variables))]
+#[cfg_attr(not(hipconv_gpu), allow(unused_variables, clippy::extra_unused_type_parameters))]
 pub(crate) fn alloc_workspace<T: Element>(
     device: &Device,
     s: &Shape,
