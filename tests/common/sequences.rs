@@ -30,7 +30,7 @@ pub fn state_len(s: &Shape) -> usize {
 }
 
 /// Times [from, to) of `x` (shape `s`, `layout`) as a sequence of its own.
-fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
+pub fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
     let part = Shape::new(s.batch, s.dim, to - from, s.width);
     let mut out = vec![T::from_f32(0.0); part.x_len()];
     for b in 0..s.batch {
@@ -45,7 +45,7 @@ fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: u
 
 /// One forward of `x` (shape `s`) from `initial`, returning y and the final states.
 #[allow(clippy::too_many_arguments)]
-fn run_chunk<T: Element>(
+pub fn run_chunk<T: Element>(
     device: &Device,
     stream: &Stream,
     s: Shape,
