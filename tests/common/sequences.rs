@@ -265,6 +265,16 @@ pub fn check_decode<T: Element>(device: &Device, case: DecodeCase, rng: &mut Rng
     }
 }
 
+/// Bad `cu_seqlens` of 3 sequences over 20 tokens, one bad entry each (with several, the
+/// device reports one of them): the offsets, the error's `expected`, position and value.
+pub const BAD_CU_SEQLENS: &[(&[i32], &str, usize, i64)] = &[
+    (&[0, 12, 5, 20], "offsets that do not decrease", 2, 5),
+    (&[0, 5, 12, 19], "the last offset to be the total tokens, 20", 3, 19),
+    (&[2, 5, 12, 20], "0: the first sequence starts at token 0", 0, 2),
+    (&[0, 5, 12, 25], "an offset in 0..=20 (the total tokens)", 3, 25),
+    (&[0, -4, 12, 20], "an offset in 0..=20 (the total tokens)", 1, -4),
+];
+
 /// One packed variable-length forward.
 #[derive(Clone, Debug)]
 pub struct VarlenCase {
