@@ -81,6 +81,7 @@ fn check_chunked_backward<T: Element>(device: &Device, s: Shape, layout: Layout,
         dweight: widen(&one_call.dweight),
         dbias: widen(one_call.dbias.as_ref().unwrap()),
         dinitial: f64s(one_call.dinitial.as_ref().unwrap()),
+        ..reference
     };
     assert_close(&chunked, &whole_grads, &format!("chunked against the whole sequence's backward, {what}"));
 }
