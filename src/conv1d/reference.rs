@@ -1,4 +1,4 @@
-//! An f64 host reference of the conv, for `verify_host` and the examples (the error
+//! f64 host references of the conv and of its backward, for `verify_host`, the examples and benches (the error
 //! statistics that judge an output against it are the core's, crate::testing). The test
 //! suite keeps its own, separately written reference, so that the library is not checked
 //! against itself.
