@@ -1,7 +1,7 @@
-//! f64 host references of the conv and of its backward, for `verify_host`, the examples and benches (the error
-//! statistics that judge an output against it are the core's, crate::testing). The test
-//! suite keeps its own, separately written reference, so that the library is not checked
-//! against itself.
+//! f64 host references of the conv and of its backward, for `verify_host`, the examples
+//! and the benches (the error statistics that judge an output against them are the core's,
+//! crate::testing). The test suite keeps its own, separately written references, so that
+//! the library is not checked against itself.
 
 use super::options::Options;
 use super::shape::Shape;
