@@ -27,6 +27,18 @@ impl Activation {
         }
     }
 
+    /// The derivative at `acc` in f64, for the backward's reference: `σ · (1 + v · (1 − σ))`
+    /// for SiLU.
+    pub(crate) fn derivative_f64(self, acc: f64) -> f64 {
+        match self {
+            Activation::Silu => {
+                let sigmoid = 1.0 / (1.0 + (-acc).exp());
+                sigmoid * (1.0 + acc * (1.0 - sigmoid))
+            }
+            Activation::Identity => 1.0,
+        }
+    }
+
     /// 1 for SiLU, 0 otherwise: the C ABI's `silu` field.
     #[cfg_attr(not(hipconv_gpu), allow(dead_code))]
     pub(crate) fn silu_flag(self) -> i32 {

@@ -23,12 +23,7 @@ fn assert_untouched(y: &Buffer<f16>, device: &Device) {
 #[test]
 fn zero_sizes_are_rejected_with_the_argument_name() {
     for device in devices("zero_sizes_are_rejected_with_the_argument_name") {
-        for (shape, arg) in [
-            (Shape::new(0, 4, 4, 4), "batch"),
-            (Shape::new(1, 0, 4, 4), "dim"),
-            (Shape::new(1, 4, 0, 4), "seqlen"),
-            (Shape::new(1, 4, 4, 0), "width"),
-        ] {
+        for (shape, arg) in common::ZERO_SIZED {
             match CausalConv1d::<f16>::new(&device, shape) {
                 Err(Error::InvalidDimension { arg: got, value: 0, .. }) => assert_eq!(got, arg),
                 other => panic!("{shape:?} on {}: expected InvalidDimension for {arg}, got {other:?}", device.id()),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::sequences::{check_varlen, download, upload, VarlenCase};
+use common::sequences::{assert_bad_cu_seqlens, check_varlen, download, upload, VarlenCase, BAD_CU_SEQLENS};
 use common::{devices, fresh_seed, Rng};
 use hipconv::conv1d::{Algorithm, CausalConv1dVarlen, Layout, Options, States, VarlenShape};
 use hipconv::half::{bf16, f16};
@@ -48,33 +48,14 @@ fn bad_cu_seqlens_are_errors_never_faults() {
         let x = upload(&device, &stream, &vec![1.0f32; v.x_len()]);
         let w = upload(&device, &stream, &[1.0f32; 8 * 4]);
         let mut op = CausalConv1dVarlen::<f32>::new(&device, v, Options::default()).unwrap();
-        // One bad entry each: with several, the device reports one of them.
-        let cases: [(&[i32], &str, usize, i64); 5] = [
-            (&[0, 12, 5, 20], "offsets that do not decrease", 2, 5),
-            (&[0, 5, 12, 19], "the last offset to be the total tokens, 20", 3, 19),
-            (&[2, 5, 12, 20], "0: the first sequence starts at token 0", 0, 2),
-            (&[0, 5, 12, 25], "an offset in 0..=20 (the total tokens)", 3, 25),
-            (&[0, -4, 12, 20], "an offset in 0..=20 (the total tokens)", 1, -4),
-        ];
-        for (cu, expected, position, value) in cases {
-            let cu = upload(&device, &stream, cu);
+        for &bad in BAD_CU_SEQLENS {
+            let cu = upload(&device, &stream, bad.0);
             let mut y = upload(&device, &stream, &vec![-7.25f32; v.x_len()]);
             let mut final_states = upload(&device, &stream, &vec![-7.25f32; v.state_elems()]);
             let states = States { initial: None, final_states: Some(&mut final_states) };
-            let err = match op.forward(&stream, &x, &cu, &w, None, states, &mut y) {
-                Err(err) => {
-                    assert!(!device.is_gpu(), "the GPU path checks cu_seqlens on the device");
-                    assert!(download(&stream, &y).iter().all(|&v| v == -7.25), "y was written before the error");
-                    err
-                }
-                Ok(()) => op.wait_and_check(&stream).unwrap_err(),
-            };
-            match &err {
-                Error::BadIndex { arg: "cu_seqlens", position: p, value: val, expected: e, .. } => {
-                    assert_eq!((*p, *val, e.as_str()), (position, value, expected), "{err}");
-                }
-                other => panic!("expected BadIndex for cu_seqlens, got {other:?}"),
-            }
+            let call = op.forward(&stream, &x, &cu, &w, None, states, &mut y);
+            let untouched = || download(&stream, &y).iter().all(|&v| v == -7.25);
+            assert_bad_cu_seqlens(&device, bad, call, untouched, || op.wait_and_check(&stream));
         }
         op.wait_and_check(&stream).expect("the status is cleared once reported");
         let short = upload(&device, &stream, &[0i32, 20]);

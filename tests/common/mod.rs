@@ -3,6 +3,7 @@
 //! (hipconv::testing: RNG, seeds, error metric, tolerances, NaN poisoning, backends).
 #![allow(dead_code)]
 
+pub mod backward;
 pub mod conv3d;
 pub mod sequences;
 
@@ -12,6 +13,14 @@ pub use hipconv::testing::{announce, devices, fresh_seed, gpu_device, nan, rel_n
 use hipconv::conv1d::{stages, Layout, Shape};
 use hipconv::half::{bf16, f16};
 use hipconv::Element;
+
+/// Shapes with one size zero, and the size's name.
+pub const ZERO_SIZED: [(Shape, &str); 4] = [
+    (Shape { batch: 0, dim: 4, seqlen: 4, width: 4 }, "batch"),
+    (Shape { batch: 1, dim: 0, seqlen: 4, width: 4 }, "dim"),
+    (Shape { batch: 1, dim: 4, seqlen: 0, width: 4 }, "seqlen"),
+    (Shape { batch: 1, dim: 4, seqlen: 4, width: 0 }, "width"),
+];
 
 /// Index of element (b, c, t) of x or y in `layout`.
 pub fn index(s: &Shape, layout: Layout, b: usize, c: usize, t: usize) -> usize {

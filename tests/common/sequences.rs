@@ -30,7 +30,7 @@ pub fn state_len(s: &Shape) -> usize {
 }
 
 /// Times [from, to) of `x` (shape `s`, `layout`) as a sequence of its own.
-fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
+pub fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: usize) -> Vec<T> {
     let part = Shape::new(s.batch, s.dim, to - from, s.width);
     let mut out = vec![T::from_f32(0.0); part.x_len()];
     for b in 0..s.batch {
@@ -45,7 +45,7 @@ fn slice_time<T: Element>(s: &Shape, layout: Layout, x: &[T], from: usize, to: u
 
 /// One forward of `x` (shape `s`) from `initial`, returning y and the final states.
 #[allow(clippy::too_many_arguments)]
-fn run_chunk<T: Element>(
+pub fn run_chunk<T: Element>(
     device: &Device,
     stream: &Stream,
     s: Shape,
@@ -262,6 +262,46 @@ pub fn check_decode<T: Element>(device: &Device, case: DecodeCase, rng: &mut Rng
     for (slot, _) in used.iter().enumerate().filter(|(_, &u)| !u) {
         let range = slot * u.dim * l..(slot + 1) * u.dim * l;
         assert!(state[range.clone()] == state0[range], "unused slot {slot} was written, {what}");
+    }
+}
+
+/// Bad `cu_seqlens` of 3 sequences over 20 tokens, one bad entry each (with several, the
+/// device reports one of them): the offsets, the error's `expected`, position and value.
+pub const BAD_CU_SEQLENS: &[BadCuSeqlens] = &[
+    (&[0, 12, 5, 20], "offsets that do not decrease", 2, 5),
+    (&[0, 5, 12, 19], "the last offset to be the total tokens, 20", 3, 19),
+    (&[2, 5, 12, 20], "0: the first sequence starts at token 0", 0, 2),
+    (&[0, 5, 12, 25], "an offset in 0..=20 (the total tokens)", 3, 25),
+    (&[0, -4, 12, 20], "an offset in 0..=20 (the total tokens)", 1, -4),
+];
+
+/// An entry of [`BAD_CU_SEQLENS`].
+pub type BadCuSeqlens = (&'static [i32], &'static str, usize, i64);
+
+/// Checks what a call with `bad` cu_seqlens gave: on the host its own `BadIndex`, with
+/// nothing written (`untouched`); on a GPU success, then the `BadIndex` that
+/// `wait_and_check` reports.
+pub fn assert_bad_cu_seqlens(
+    device: &Device,
+    bad: BadCuSeqlens,
+    call: hipconv::Result<()>,
+    untouched: impl FnOnce() -> bool,
+    wait_and_check: impl FnOnce() -> hipconv::Result<()>,
+) {
+    let (_, expected, position, value) = bad;
+    let err = match call {
+        Err(err) => {
+            assert!(!device.is_gpu(), "the GPU path checks cu_seqlens on the device");
+            assert!(untouched(), "an output was written before the error {err}");
+            err
+        }
+        Ok(()) => wait_and_check().unwrap_err(),
+    };
+    match &err {
+        hipconv::Error::BadIndex { arg: "cu_seqlens", position: p, value: val, expected: e, .. } => {
+            assert_eq!((*p, *val, e.as_str()), (position, value, expected), "{err}");
+        }
+        other => panic!("expected BadIndex for cu_seqlens, got {other:?}"),
     }
 }
 

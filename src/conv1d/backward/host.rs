@@ -9,6 +9,9 @@ use crate::conv1d::shape::Shape;
 use crate::element::Element;
 use rayon::prelude::*;
 
+/// Times per partial sum of dweight and dbias.
+const TILE: usize = 64;
+
 /// One sequence: its states row, where its times start in x (element offset of time 0,
 /// channel 0) and its length.
 #[derive(Clone, Copy)]
@@ -89,11 +92,18 @@ pub(crate) fn backward<T: Element>(s: &Shape, options: &Options, call: Call<'_, 
                     dy[seq.start + c * dim_stride + t * seq_stride].to_f32() * activation_derivative(options, z)
                 })
                 .collect();
-            for (t, &g) in dz.iter().enumerate() {
-                grads.dbias += g;
-                for (k, dw) in grads.dweight.iter_mut().enumerate() {
-                    *dw += g * x_at((t + k) as isize - history as isize);
+            // Partial sums over tiles of TILE times, added in order: a sum of thousands of
+            // terms in fp32 is then ~4× closer to the exact one than one running sum.
+            for (tile, dz) in dz.chunks(TILE).enumerate() {
+                let (mut dbias, mut dweight) = (0f32, vec![0f32; width]);
+                for (t, &g) in (tile * TILE..).zip(dz) {
+                    dbias += g;
+                    for (k, dw) in dweight.iter_mut().enumerate() {
+                        *dw += g * x_at((t + k) as isize - history as isize);
+                    }
                 }
+                grads.dbias += dbias;
+                grads.dweight.iter_mut().zip(&dweight).for_each(|(sum, partial)| *sum += partial);
             }
             // dx (tau ≥ 0) and dinitial (tau < 0) at tau = j − (width−1), j in 0 .. length + width−1.
             for j in 0..seq.length + history {

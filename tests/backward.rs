@@ -1,0 +1,207 @@
+//! The backward's gradients against the f64 reference on every backend present: both
+//! layouts, every dtype, widths 1 to 64, bias and SiLU, states and their gradients, fp32 and
+//! native parameter gradients, shapes at tile edges; the reference itself against central
+//! finite differences and against the library's; and bitwise determinism across runs.
+
+mod common;
+
+use common::backward::{self, check_dtype, run, Case, Inputs, Rows, With, DTYPES, LAYOUTS};
+use common::{devices, fresh_seed, Rng};
+use hipconv::conv1d::{reference, Activation, Layout, Options, Shape};
+use hipconv::half::{bf16, f16};
+use hipconv::{Device, Element};
+
+const SEQLENS: [usize; 12] = [1, 2, 3, 7, 8, 9, 255, 1023, 1024, 1025, 2047, 2049];
+const DIMS: [usize; 7] = [1, 3, 8, 9, 63, 64, 65];
+const WIDTHS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 33, 64];
+const BATCHES: [usize; 3] = [1, 2, 3];
+
+fn pick<V: Copy>(rng: &mut Rng, values: &[V]) -> V {
+    values[rng.range(0, values.len() - 1)]
+}
+
+/// A case of `shape` with random layout, activation and optional parts.
+fn random_case(rng: &mut Rng, shape: Shape) -> Case {
+    let with = With::from_bits(rng.range(0, 63) as u32);
+    Case { rows: Rows::batch(shape), layout: pick(rng, &LAYOUTS), silu: rng.range(0, 1) == 1, with }
+}
+
+#[test]
+fn gradients_match_the_reference_at_every_edge() {
+    let mut rng = Rng::new(fresh_seed("gradients_match_the_reference_at_every_edge"));
+    for device in devices("gradients_match_the_reference_at_every_edge") {
+        // Each listed size in every dtype once per run, with the other sizes and the options drawn.
+        let mut shapes = Vec::new();
+        for seqlen in SEQLENS {
+            shapes.push(Shape::new(pick(&mut rng, &BATCHES), pick(&mut rng, &DIMS), seqlen, pick(&mut rng, &WIDTHS)));
+        }
+        for dim in DIMS {
+            shapes.push(Shape::new(pick(&mut rng, &BATCHES), dim, pick(&mut rng, &SEQLENS), pick(&mut rng, &WIDTHS)));
+        }
+        for width in WIDTHS {
+            shapes.push(Shape::new(pick(&mut rng, &BATCHES), pick(&mut rng, &DIMS), pick(&mut rng, &SEQLENS), width));
+        }
+        for batch in BATCHES {
+            shapes.push(Shape::new(batch, pick(&mut rng, &DIMS), pick(&mut rng, &SEQLENS), pick(&mut rng, &WIDTHS)));
+        }
+        for shape in shapes {
+            for dtype in DTYPES {
+                let case = random_case(&mut rng, shape);
+                check_dtype(dtype, &device, &case, &mut rng);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_dtype_layout_and_option_matches_the_reference() {
+    let mut rng = Rng::new(fresh_seed("every_dtype_layout_and_option_matches_the_reference"));
+    for device in devices("every_dtype_layout_and_option_matches_the_reference") {
+        let small_shape = |rng: &mut Rng| {
+            let (dim, seqlen) = (pick(rng, &DIMS[..5]), pick(rng, &SEQLENS[..9]));
+            Shape::new(pick(rng, &BATCHES), dim, seqlen, pick(rng, &WIDTHS[..6]))
+        };
+        // Every combination of bias, states, dbias, dinitial_states and native gradients.
+        for bits in 0..64 {
+            for (i, layout) in LAYOUTS.into_iter().enumerate() {
+                let (shape, silu) = (small_shape(&mut rng), rng.range(0, 1) == 1);
+                let case = Case { rows: Rows::batch(shape), layout, silu, with: With::from_bits(bits) };
+                check_dtype(DTYPES[(bits as usize + i) % 3], &device, &case, &mut rng);
+            }
+        }
+        // Every dtype, layout and activation with all of them, fp32 and native.
+        for dtype in DTYPES {
+            for layout in LAYOUTS {
+                for silu in [false, true] {
+                    for native in [false, true] {
+                        let with = With { native, ..With::ALL };
+                        let case = Case { rows: Rows::batch(small_shape(&mut rng)), layout, silu, with };
+                        check_dtype(dtype, &device, &case, &mut rng);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn backward_determinism_gives_bitwise_equal_gradients_across_runs() {
+    let mut rng = Rng::new(fresh_seed("backward_determinism_gives_bitwise_equal_gradients_across_runs"));
+    for device in devices("backward_determinism_gives_bitwise_equal_gradients_across_runs") {
+        for layout in LAYOUTS {
+            // Several tiles of every kind; and a wide filter.
+            let cases = [(Shape::new(3, 130, 4100, 4), false), (Shape::new(2, 40, 1100, 9), true)];
+            for (shape, native) in cases {
+                let case = Case { rows: Rows::batch(shape), layout, silu: true, with: With { native, ..With::ALL } };
+                assert_deterministic::<f16>(&device, &case, &mut rng);
+                assert_deterministic::<bf16>(&device, &case, &mut rng);
+                assert_deterministic::<f32>(&device, &case, &mut rng);
+            }
+        }
+    }
+}
+
+fn assert_deterministic<T: Element>(device: &Device, case: &Case, rng: &mut Rng) {
+    let inputs = Inputs::<T>::random(rng, &case.rows, case.with);
+    let first = run(device, case, &inputs).bits();
+    for again in 1..3 {
+        let bits = run(device, case, &inputs).bits();
+        let diff = first.iter().zip(&bits).position(|(a, b)| a != b);
+        assert!(diff.is_none(), "run {again} differs at {diff:?}, {} {case:?} on {}", T::DTYPE, device.id());
+    }
+}
+
+/// L = Σ dy·y + Σ dfinal·final_states of the test's f64 forward with states.
+fn loss(rows: &Rows, layout: Layout, silu: bool, p: &Inputs<f64>) -> f64 {
+    let (y, final_states) = backward::forward(rows, layout, silu, p);
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+    dot(&y, &p.dy) + p.dfinal.as_deref().map_or(0.0, |d| dot(&final_states, d))
+}
+
+/// The central differences of `loss` w.r.t. each element of the parameter `field` picks.
+fn finite_differences(
+    rows: &Rows,
+    layout: Layout,
+    silu: bool,
+    p: &Inputs<f64>,
+    field: fn(&mut Inputs<f64>) -> &mut Vec<f64>,
+) -> Vec<f64> {
+    const H: f64 = 1e-5;
+    let mut q = p.clone();
+    (0..field(&mut q).len())
+        .map(|i| {
+            let v = field(&mut q)[i];
+            field(&mut q)[i] = v + H;
+            let up = loss(rows, layout, silu, &q);
+            field(&mut q)[i] = v - H;
+            let down = loss(rows, layout, silu, &q);
+            field(&mut q)[i] = v;
+            (up - down) / (2.0 * H)
+        })
+        .collect()
+}
+
+fn assert_near(got: &[f64], want: &[f64], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{what}[{i}]: {g} vs {w}");
+    }
+}
+
+#[test]
+fn test_reference_matches_central_finite_differences() {
+    let mut rng = Rng::new(fresh_seed("test_reference_matches_central_finite_differences"));
+    let all = || [Shape::new(2, 3, 7, 4), Shape::new(1, 2, 2, 5), Shape::new(2, 2, 3, 1)].map(Rows::batch);
+    // Packed sequences, an empty one and ones shorter than the history among them.
+    let rows_list: Vec<Rows> = all().into_iter().chain([Rows::packed(&[3, 0, 1, 6, 2], 2, 4)]).collect();
+    for rows in &rows_list {
+        for layout in LAYOUTS {
+            for silu in [false, true] {
+                let p = Inputs::<f32>::random(&mut rng, rows, With::ALL).to_f64();
+                let g = backward::backward(rows, layout, silu, &p);
+                let what = format!("{rows:?} {layout:?} silu {silu}");
+                let fd = |field| finite_differences(rows, layout, silu, &p, field);
+                assert_near(&g.dx, &fd(|p| &mut p.x), 1e-7, &format!("dx {what}"));
+                assert_near(&g.dweight, &fd(|p| &mut p.w), 1e-7, &format!("dweight {what}"));
+                assert_near(&g.dbias, &fd(|p| p.bias.as_mut().unwrap()), 1e-7, &format!("dbias {what}"));
+                let dinitial = fd(|p| p.initial.as_mut().unwrap());
+                assert_near(&g.dinitial, &dinitial, 1e-7, &format!("dinitial {what}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn library_reference_matches_the_test_reference() {
+    let mut rng = Rng::new(fresh_seed("library_reference_matches_the_test_reference"));
+    for shape in [Shape::new(2, 5, 9, 4), Shape::new(1, 3, 2, 5), Shape::new(2, 4, 30, 1), Shape::new(3, 2, 40, 9)] {
+        let rows = Rows::batch(shape);
+        for layout in LAYOUTS {
+            // Bias, initial states, dfinal_states: none, each, all.
+            for bits in [0b000, 0b001, 0b010, 0b100, 0b111] {
+                for silu in [false, true] {
+                    let with = With::from_bits(bits);
+                    let inputs = Inputs::<bf16>::random(&mut rng, &rows, with);
+                    let activation = if silu { Activation::Silu } else { Activation::Identity };
+                    let options = Options::default().layout(layout).activation(activation);
+                    let lib = reference::causal_conv1d_backward_f64(
+                        &shape,
+                        &options,
+                        &inputs.x,
+                        &inputs.w,
+                        inputs.bias.as_deref(),
+                        &inputs.dy,
+                        inputs.initial.as_deref(),
+                        inputs.dfinal.as_deref(),
+                    );
+                    let ours = backward::backward(&rows, layout, silu, &inputs.to_f64());
+                    let what = format!("{shape:?} {layout:?} silu {silu} {with:?}");
+                    assert_near(&lib.dx, &ours.dx, 1e-12, &format!("dx {what}"));
+                    assert_near(&lib.dweight, &ours.dweight, 1e-12, &format!("dweight {what}"));
+                    assert_near(&lib.dbias, &ours.dbias, 1e-12, &format!("dbias {what}"));
+                    assert_near(&lib.dinitial_states, &ours.dinitial, 1e-12, &format!("dinitial {what}"));
+                }
+            }
+        }
+    }
+}
