@@ -136,10 +136,12 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
     __shared__ float run_sums[kRuns][kGroups][kSums];
 
     for (int64_t block = blockIdx.x; block < cp.batch * tiles_per_row * group_blocks; block += gridDim.x) {
-        const int64_t tile = block / group_blocks;  // b * tiles_per_row + tile of the row
-        const int64_t group = (block % group_blocks) * kGroups + threadIdx.x;
-        const int64_t b = tile / tiles_per_row;
-        const int64_t tau0 = (tile % tiles_per_row) * kRuns * run + threadIdx.y * run;
+        const QuotientRemainder by_group = divide(block, group_blocks);
+        const int64_t tile = by_group.quotient;  // b * tiles_per_row + tile of the row
+        const int64_t group = by_group.remainder * kGroups + threadIdx.x;
+        const QuotientRemainder by_row = divide(tile, tiles_per_row);
+        const int64_t b = by_row.quotient;
+        const int64_t tau0 = by_row.remainder * kRuns * run + threadIdx.y * run;
         const int64_t tau_end = min(tau0 + run, (int64_t)cp.seqlen);  // own times: tau0 .. tau_end-1
         const bool active = group < groups && tau0 < cp.seqlen;
         const int64_t c0 = (active ? group : 0) * kVec;
@@ -261,7 +263,7 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
 #pragma unroll
         for (int i = 0; i < kSums; ++i) run_sums[threadIdx.y][threadIdx.x][i] = active ? sums[i] : 0.f;
         __syncthreads();
-        const int64_t first_channel = (block % group_blocks) * kGroups * kVec;
+        const int64_t first_channel = by_group.remainder * kGroups * kVec;
         for (int i = threadIdx.y * kGroups + threadIdx.x; i < kGroups * kSums; i += kGroups * kRuns) {
             const int g = i / kSums, v = i % kSums;
             const int64_t c = first_channel + (int64_t)g * kVec + v / (kWidth + 1);
