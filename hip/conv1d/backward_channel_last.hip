@@ -76,14 +76,15 @@ template <typename T> struct Pack<T, 1> {
     __device__ static void store(T *dst, const float *values) { *dst = from_float<T>(values[0]); }
 };
 
-// Channels per thread on the vector path: 4-byte accesses for 16-bit types, 8-byte for
-// f32. Fewer channels per thread keep the per-thread state (taps, sums, windows) small, so
-// that enough waves are resident to hide the arithmetic's latency.
 // Rows per step: the loads of one step (and the next) in flight per thread. (8 rows for
 // 16-bit types measured no faster on an H100.)
 template <typename T> constexpr int kStep = 4;
 
-template <typename T> constexpr int kPackChannels = sizeof(T) == 2 ? 2 : 2;
+// Channels per thread on the vector path: 8-byte accesses for f32 and bf16, 4-byte for
+// f16. Few channels per thread keep the per-thread state (taps, sums, windows) small, so
+// that enough waves are resident to hide the arithmetic's latency. Measured on an H100 at
+// (8,4096,2048,4) with SiLU: f16 64% of copy with 2 channels, 59% with 4; bf16 63% and 70%.
+template <typename T> constexpr int kPackChannels = std::is_same<T, __half>::value ? 2 : 8 / (int)sizeof(T);
 
 int64_t run_length(const hipconv_conv1d_backward_params &p, int vec) {
     const int64_t columns = (int64_t)p.conv.batch * (p.conv.dim / vec);
