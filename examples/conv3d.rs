@@ -197,27 +197,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let device = match args.device {
-        None => Device::best_available(),
-        Some(None) => Device::host(),
-        Some(Some(n)) => match Device::gpu(n) {
-            Ok(d) => d,
-            Err(err) => {
-                eprintln!("error: {err}");
-                return ExitCode::FAILURE;
-            }
-        },
+    let device = match common::choose_device(args.device) {
+        Ok(device) => device,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
     };
-    let p = device.properties();
-    if device.is_gpu() {
-        println!("backend: {}, device: {} ({}, {} compute units)", p.backend, p.name, p.arch, p.compute_units);
-    } else {
-        let why = match Device::gpu(0) {
-            Err(err) => format!("no GPU: {err}"),
-            Ok(_) => String::from("requested with --host"),
-        };
-        println!("backend: host, {} threads ({why}); running on the host backend", p.compute_units);
-    }
     let s = args.shape;
     println!(
         "conv3d: N {}, Cin {}, Cout {}, groups {}, input {:?}, kernel {:?}, stride {:?}, dilation {:?}, padding {:?}, {} {}; output {:?}",

@@ -28,3 +28,24 @@ pub fn f32_arg(args: &mut impl Iterator<Item = String>, name: &str) -> Result<f3
     let text = args.next().ok_or(format!("{name} needs a value"))?;
     text.parse().ok().filter(|v: &f32| *v > 0.0).ok_or(format!("{name} expects a positive number, got {text:?}"))
 }
+
+/// The device of `--host` / `--gpu N` (`Some(None)` / `Some(Some(n))`), else the best
+/// available, with a line saying which backend runs and, on the host, why.
+pub fn choose_device(choice: Option<Option<u32>>) -> Result<hipconv::Device, hipconv::Error> {
+    let device = match choice {
+        None => hipconv::Device::best_available(),
+        Some(None) => hipconv::Device::host(),
+        Some(Some(n)) => hipconv::Device::gpu(n)?,
+    };
+    let p = device.properties();
+    if device.is_gpu() {
+        println!("backend: {}, device: {} ({}, {} compute units)", p.backend, p.name, p.arch, p.compute_units);
+    } else {
+        let why = match hipconv::Device::gpu(0) {
+            Err(err) => format!("no GPU: {err}"),
+            Ok(_) => String::from("requested with --host"),
+        };
+        println!("backend: host, {} threads ({why}); running on the host backend", p.compute_units);
+    }
+    Ok(device)
+}

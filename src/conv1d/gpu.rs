@@ -149,8 +149,9 @@ pub(crate) struct PackedSequences {
     pub(crate) status: *mut i32,
 }
 
-/// The params struct of the forward-family kernels for one call.
-fn conv1d_params(
+/// The params struct of the forward-family kernels for one call (the backward's `conv`
+/// too).
+pub(super) fn conv1d_params(
     s: &Shape,
     options: &Options,
     x: *const c_void,

@@ -40,28 +40,10 @@ fn kernels<T: Element>() -> &'static Kernels {
 
 /// The params with every pointer null: sizes, strides and layout only.
 fn params(s: &Shape, layout: Layout, n_seqs: Option<usize>) -> sys::hipconv_conv1d_backward_params {
-    let [batch_stride, dim_stride, seq_stride] = s.strides(layout).map(|v| v as i64);
     let null = std::ptr::null_mut::<c_void>();
+    let options = Options::default().layout(layout);
     sys::hipconv_conv1d_backward_params {
-        conv: sys::hipconv_conv1d_params {
-            x: null,
-            w: null,
-            bias: null,
-            y: null,
-            batch: s.batch as i32,
-            dim: s.dim as i32,
-            seqlen: s.seqlen as i32,
-            width: s.width as i32,
-            x_batch_stride: batch_stride,
-            x_dim_stride: dim_stride,
-            x_seq_stride: seq_stride,
-            y_batch_stride: batch_stride,
-            y_dim_stride: dim_stride,
-            y_seq_stride: seq_stride,
-            silu: 0,
-            initial_states: null,
-            final_states: null,
-        },
+        conv: crate::conv1d::gpu::conv1d_params(s, &options, null, null, null, null, (null, null)),
         dy: null,
         dx: null,
         dfinal_states: null,
