@@ -13,7 +13,7 @@
  *   dx(t-(w-1)) = sum_k w[k]·dz(t-k)          written once t-(w-1) >= tau0
  *   dweight, dbias sums += dz(t)·x(t+k-(w-1)), dz(t)   for the run's own times
  *
- * Block: kGroups channel groups (lanes; one wave reads kGroups·16 contiguous bytes per
+ * Block: kGroups channel groups (lanes; one wave reads kGroups packs, contiguous, per
  * row) × kRuns runs; the block sums its runs in order into partials[b·tiles_per_row +
  * tile, c] (a tile: kRuns·run times). The run length is picked from the problem size so
  * that large problems get long runs (fewer halo rows: w-1 of x before, w-1 of x and dy
