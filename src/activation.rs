@@ -27,6 +27,18 @@ impl Activation {
         }
     }
 
+    /// The derivative at an f32 accumulator, as the host backend's backward takes it:
+    /// `σ · (1 + v · (1 − σ))` for SiLU.
+    pub(crate) fn derivative(self, acc: f32) -> f32 {
+        match self {
+            Activation::Silu => {
+                let sigmoid = 1.0 / (1.0 + (-acc).exp());
+                sigmoid * (1.0 + acc * (1.0 - sigmoid))
+            }
+            Activation::Identity => 1.0,
+        }
+    }
+
     /// The derivative at `acc` in f64, for the backward's reference: `σ · (1 + v · (1 − σ))`
     /// for SiLU.
     pub(crate) fn derivative_f64(self, acc: f64) -> f64 {

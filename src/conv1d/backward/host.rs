@@ -30,17 +30,6 @@ struct ChannelGrads {
     dinitial: Vec<f32>,
 }
 
-/// The derivative of the activation at z.
-fn activation_derivative(options: &Options, z: f32) -> f32 {
-    match options.activation {
-        crate::activation::Activation::Identity => 1.0,
-        crate::activation::Activation::Silu => {
-            let sigmoid = 1.0 / (1.0 + (-z).exp());
-            sigmoid * (1.0 + z * (1.0 - sigmoid))
-        }
-    }
-}
-
 fn write_param<T: Element>(grad: &mut ParamGrad<'_, T>, index: usize, value: f32) {
     match grad {
         ParamGrad::F32(b) => host_data_mut(b)[index] = value,
@@ -89,7 +78,7 @@ pub(crate) fn backward<T: Element>(s: &Shape, options: &Options, call: Call<'_, 
                 .map(|t| {
                     let z =
                         bias_c + (0..width).map(|k| taps[k] * x_at((t + k) as isize - history as isize)).sum::<f32>();
-                    dy[seq.start + c * dim_stride + t * seq_stride].to_f32() * activation_derivative(options, z)
+                    dy[seq.start + c * dim_stride + t * seq_stride].to_f32() * options.activation.derivative(z)
                 })
                 .collect();
             // Partial sums over tiles of TILE times, added in order: a sum of thousands of
