@@ -1,17 +1,48 @@
 /*
  * The epilogue's activation, in fp32: SiLU(v) = v · sigmoid(v) = v / (1 + e^-v), with the
- * hardware's fast exponential and division (a few ulp in fp32; e^-v overflowing to
+ * hardware's fast exponential (exp_neg_fast) and division (a few ulp in fp32; e^-v overflowing to
  * infinity gives -0, the limit). Streaming kernels run it once per output, where the
  * IEEE expf and division would cost more issue slots than the memory traffic leaves.
+ *
+ * Streaming kernels take the activation as a template argument (`activate<kSilu>`, with
+ * `with_silu` choosing the instantiation at launch). With a runtime flag, nvcc wraps every
+ * element's SiLU chain (scale, MUFU.EX2, add, MUFU.RCP, multiply) in its own branch, so
+ * the chains of neighbouring elements cannot overlap and each costs its full latency.
  */
 #pragma once
+
+#include <type_traits>
 
 #include "compat.h"
 
 namespace hipconv {
 
-__device__ inline float silu_fast(float v) { return __fdividef(v, 1.f + __expf(-v)); }
+// e^-v with the hardware's exponential. On NVIDIA ex2.approx.ftz: __expf's non-ftz form
+// wraps MUFU.EX2 in a three-instruction fix-up for results below 2^-126, which here only
+// ever meet 1 + e^-v, where they vanish anyway.
+__device__ inline float exp_neg_fast(float v) {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    float e;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
+    return e;
+#else
+    return __expf(-v);
+#endif
+}
+
+__device__ inline float silu_fast(float v) { return __fdividef(v, 1.f + exp_neg_fast(v)); }
 
 __device__ inline float activate_fast(float v, bool silu) { return silu ? silu_fast(v) : v; }
+
+template <bool kSilu> __device__ inline float activate(float v) {
+    if constexpr (kSilu) return silu_fast(v);
+    else return v;
+}
+
+// launch(std::true_type{}) with SiLU, launch(std::false_type{}) without: the kernel's
+// `kSilu` is `decltype(silu)::value` inside the launcher's lambda.
+template <typename Launch> inline auto with_silu(bool silu, Launch &&launch) {
+    return silu ? launch(std::true_type{}) : launch(std::false_type{});
+}
 
 }  // namespace hipconv

@@ -79,3 +79,15 @@ typedef cudaGraphExec_t hipGraphExec_t;
     kernel<<<(grid), (block), (shared_bytes), (stream)>>>(__VA_ARGS__)
 
 #endif
+
+/*
+ * __launch_bounds__ with a register budget on NVIDIA: at least `blocks_per_sm` resident
+ * blocks, so ptxas caps registers at 65536 / (threads · blocks_per_sm). HIP reads the
+ * second argument as waves per execution unit instead, which would cap the VGPRs and spill
+ * there, so AMD keeps the plain bound and its own allocation (no scratch).
+ */
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads, blocks_per_sm)
+#else
+#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads)
+#endif

@@ -126,14 +126,13 @@ __device__ inline void store_dx(const hipconv_conv1d_backward_params &p, T *dx, 
     Pack<T, kVec>::store(dx + tau * stride, out);
 }
 
-template <typename T, int kWidth, int kVec>
+template <typename T, int kWidth, int kVec, bool kSilu>
 __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_last_kernel(
     hipconv_conv1d_backward_params p, int64_t run, int64_t tiles_per_row, int64_t group_blocks, float *partials) {
     constexpr int H = kWidth - 1;
     constexpr int kSums = kVec * (kWidth + 1);  // per thread: dweight (kWidth) and dbias per channel
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t groups = cp.dim / kVec;
-    const bool silu = cp.silu != 0;
     __shared__ float run_sums[kRuns][kGroups][kSums];
 
     for (int64_t block = blockIdx.x; block < cp.batch * tiles_per_row * group_blocks; block += gridDim.x) {
@@ -216,7 +215,7 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
                     float z = bias[e];
 #pragma unroll
                     for (int k = 0; k < kWidth; ++k) z += taps[e][k] * window[j + k][e];
-                    dz[e] = cur_dy[j].get(e) * activation_derivative(z, silu);
+                    dz[e] = cur_dy[j].get(e) * activation_derivative<kSilu>(z);
                 }
                 if (tt < tau_end) {
 #pragma unroll
@@ -283,9 +282,12 @@ hipconv_status_t launch_pack(const hipconv_conv1d_backward_params &p, float *par
     const int64_t tiles_per_row = ceil_div(p.conv.seqlen, kRuns * run);
     const int64_t group_blocks = ceil_div(p.conv.dim / kVec, kGroups);
     const int64_t blocks = p.conv.batch * tiles_per_row * group_blocks;
-    hipLaunchKernelGGL((conv1d_backward_channel_last_kernel<T, kWidth, kVec>), dim3(grid_blocks(blocks)),
-                       dim3(kGroups, kRuns), 0, stream, p, run, tiles_per_row, group_blocks, partials);
-    return last_launch_status();
+    return with_silu(p.conv.silu != 0, [&](auto silu) {
+        hipLaunchKernelGGL((conv1d_backward_channel_last_kernel<T, kWidth, kVec, decltype(silu)::value>),
+                           dim3(grid_blocks(blocks)), dim3(kGroups, kRuns), 0, stream, p, run, tiles_per_row,
+                           group_blocks, partials);
+        return last_launch_status();
+    });
 }
 
 template <typename T, int kWidth>

@@ -90,7 +90,7 @@ template <typename T, int kWidth, int V> struct SegmentLoads {
 };
 
 // y for one wave's segment from its loads. Every lane of the wave calls it (exchanges).
-template <typename T, int kWidth, int V>
+template <typename T, int kWidth, int V, bool kSilu>
 __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t total, int64_t first,
                                         const SegmentLoads<T, kWidth, V> &in, int lane) {
     constexpr int E = Vec16<T>::kCount;
@@ -108,7 +108,6 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
     const QuotientRemainder by_row = divide(first, p.seqlen);
     const int64_t time_of_first = by_row.remainder;
     const int channel_of_first = (int)divide(by_row.quotient, p.dim).remainder;
-    const bool silu = p.silu != 0;
 
     uint32_t from_left[V][4];  // word q of the previous lane's vector v (lane 0: the last lane's)
 #pragma unroll
@@ -166,7 +165,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
                 float acc = bias_c;
 #pragma unroll
                 for (int k = 0; k < kWidth; ++k) acc += taps[k] * window[j + k];
-                out[j] = activate_fast(acc, silu);
+                out[j] = activate<kSilu>(acc);
             }
         } else {
             // A row boundary in or just before the vector: element by element.
@@ -178,7 +177,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 #pragma unroll
                 for (int k = 0; k < kWidth; ++k)
                     if (tj >= kHistory - k) acc += to_float(w[(int64_t)cj * kWidth + k]) * window[j + k];
-                out[j] = activate_fast(acc, silu);
+                out[j] = activate<kSilu>(acc);
                 if (++tj == p.seqlen) {
                     tj = 0;
                     cj = cj + 1 == p.dim ? 0 : cj + 1;
@@ -193,7 +192,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 // any is used. (Measured on an H200: a persistent grid whose waves prefetch their next
 // segment was no faster at (4,5120,4096,4) f16 and 3-7% slower at (8,4096,2048,4) f32 and
 // with SiLU; docs/PERFORMANCE.md.)
-template <typename T, int kWidth, int V>
+template <typename T, int kWidth, int V, bool kSilu>
 __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
                                                                                   int64_t total) {
     constexpr int64_t kSegment = (int64_t)V * HIPCONV_WAVE_SIZE * Vec16<T>::kCount;
@@ -202,16 +201,18 @@ __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kerne
     if (segment * kSegment >= total) return;  // whole waves only: the exchanges need every lane
     SegmentLoads<T, kWidth, V> loads;
     loads.issue(static_cast<const T *>(p.x), segment * kSegment, total, lane);
-    convolve_segment<T, kWidth, V>(p, total, segment * kSegment, loads, lane);
+    convolve_segment<T, kWidth, V, kSilu>(p, total, segment * kSegment, loads, lane);
 }
 
 template <typename T, int kWidth, int V> hipconv_status_t launch_v(const hipconv_conv1d_params &p, hipStream_t stream) {
     const int64_t total = (int64_t)p.batch * p.dim * p.seqlen;
     const int64_t blocks = ceil_div(total, (int64_t)kThreads * V * Vec16<T>::kCount);
     if (blocks > INT32_MAX) return (hipconv_status_t)hipErrorInvalidValue;
-    hipLaunchKernelGGL((conv1d_direct_channel_first_kernel<T, kWidth, V>), dim3((unsigned)blocks), dim3(kThreads), 0,
-                       stream, p, total);
-    return last_launch_status();
+    return with_silu(p.silu != 0, [&](auto silu) {
+        hipLaunchKernelGGL((conv1d_direct_channel_first_kernel<T, kWidth, V, decltype(silu)::value>),
+                           dim3((unsigned)blocks), dim3(kThreads), 0, stream, p, total);
+        return last_launch_status();
+    });
 }
 
 template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_conv1d_params &p, hipStream_t stream) {

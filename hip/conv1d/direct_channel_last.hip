@@ -6,27 +6,27 @@
  *   out  y [batch, seqlen, dim] by strides
  *        y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
  *
- * A thread owns kVec channels of one batch row and walks down a chunk of `chunk` times
- * in steps of kStep rows. It keeps the width-1 rows before the current step in registers
- * (the history slides along, so inside a chunk every input row is loaded once) and issues
- * the next step's loads before it computes the current step, so each thread has loads in
- * flight while it does its multiply-adds and SiLU.
+ * A thread owns kVec channels of one batch row and kStep consecutive times. It issues all
+ * of its loads up front (the width-1 rows before its first time, then its kStep rows),
+ * then computes and stores its kStep output rows. Bytes in flight come from occupancy and
+ * these independent loads; no shared memory, no barrier.
  *
  *                 channels ->   lane 0      lane 1      ...          (kVec channels each)
- *   t-width+1 .. t-1            history     history                  registers (slides)
- *   t .. t+kStep-1              current     current                  computed, written
- *   t+kStep .. t+2·kStep-1      next        next                     in flight
+ *   t-width+1 .. t-1            history     history                  loaded (halo, L2 hits)
+ *   t .. t+kStep-1              rows        rows                     loaded, computed, written
  *
  * kVec = 16 / sizeof(T) (16-byte loads and stores) where channels are contiguous, dim is a
  * multiple of kVec and every row start is 16-byte aligned; kVec = 1 (one element per
  * access, any strides) otherwise. Either way neighbouring lanes touch neighbouring
  * channels, so each row access of a wave is one contiguous span. The taps and biases of
  * the group stay in registers in their storage type (16-byte loads) and are widened at use.
+ * SiLU is a template argument (activation.h): with a runtime flag every output's SiLU
+ * chain sat in its own branch, and 16-bit bias+SiLU rows ran at 78-81% of copy instead of
+ * 94-96% (H100, docs/PERFORMANCE.md).
  *
- * Launch: kThreads threads, one thread per (batch, chunk of times, channel group), channel
- * group fastest; the host picks `chunk` (a multiple of kStep) so that large problems get
- * long chunks (fewer history reloads) and still several waves of blocks, and small ones
- * one step per thread (the shortest latency).
+ * Launch: kThreads threads, one thread per (batch, step of kStep times, channel group),
+ * channel group fastest; kStep = kStepLarge rows, or kStepSmall for small problems (more
+ * threads share one round of loads: the shortest latency).
  */
 #include "activation.h"
 #include "compat.h"
@@ -42,11 +42,8 @@ namespace hipconv {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kStepPipelined = 4;  // rows per step of the pipelined walk (and loaded ahead)
-constexpr int kStepOnce = 8;       // rows per thread, one step, every load up front
-constexpr int kStepSmall = 1;      // the same for small problems
-constexpr int kMaxChunk = 64;      // times per thread at most (pipelined)
-constexpr int kMinBlocks = 1024;   // pipelined chunks shrink until the grid has this many blocks
+constexpr int kStepLarge = 8;  // rows per thread
+constexpr int kStepSmall = 1;  // the same for small problems
 
 // kVec consecutive channels of one row: one 16-byte access ...
 template <typename T, int kVec> struct ChannelPack {
@@ -95,86 +92,63 @@ template <typename T, int kVec> __device__ inline void store_pack(T *dst, const 
     }
 }
 
-template <typename T, int kWidth, int kVec, int kStep, bool kPipelined>
+template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
 __global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups,
-                                                                              int64_t chunks, int chunk,
-                                                                              int64_t threads) {
+                                                                              int64_t steps, int64_t threads) {
     constexpr int kHistory = kWidth - 1;
     const int64_t id = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (id >= threads) return;
     const QuotientRemainder by_group = divide(id, groups);
-    const QuotientRemainder by_chunk = divide(by_group.quotient, chunks);
-    const int64_t t_begin = by_chunk.remainder * chunk;
-    const int64_t t_end = t_begin + chunk < p.seqlen ? t_begin + chunk : p.seqlen;
-    const int64_t b = by_chunk.quotient;
+    const QuotientRemainder by_step = divide(by_group.quotient, steps);
+    const int64_t t_begin = by_step.remainder * kStep;
+    const int64_t b = by_step.quotient;
     const int c0 = (int)by_group.remainder * kVec;
 
     const T *x = static_cast<const T *>(p.x) + b * p.x_batch_stride + c0 * p.x_dim_stride;
     T *y = static_cast<T *>(p.y) + b * p.y_batch_stride + c0 * p.y_dim_stride;
     const T *bias = static_cast<const T *>(p.bias);
-    auto load_row = [&](ChannelPack<T, kVec> &row, int64_t tau) {
-        const bool inside = tau >= 0 && tau < t_end;
-        row.load(x + (inside ? tau : 0) * p.x_seq_stride, inside);
-    };
 
-    // rows[0 .. kHistory-1]: the history; rows[kHistory ..]: the current step.
+    // rows[0 .. kHistory-1]: the history; rows[kHistory ..]: this thread's times.
     ChannelPack<T, kVec> rows[kHistory + kStep];
 #pragma unroll
-    for (int r = 0; r < kHistory + kStep; ++r) load_row(rows[r], t_begin - kHistory + r);
+    for (int r = 0; r < kHistory + kStep; ++r) {
+        const int64_t tau = t_begin - kHistory + r;
+        const bool inside = tau >= 0 && tau < p.seqlen;
+        rows[r].load(x + (inside ? tau : 0) * p.x_seq_stride, inside);
+    }
     // (Vector loads only with kVec > 1: the element path does not check w's alignment.)
     TapPack<T, kVec * kWidth, kVec != 1 && kVec * kWidth * sizeof(T) % 16 == 0> taps;
     taps.load(static_cast<const T *>(p.w) + (int64_t)c0 * kWidth);
     TapPack<T, kVec> biases;
     if (bias != nullptr) biases.load(bias + c0);
-    const bool silu = p.silu != 0;
 
-    for (int64_t t = t_begin; t < t_end; t += kStep) {
-        ChannelPack<T, kVec> next[kPipelined ? kStep : 1];
-        if constexpr (kPipelined) {
 #pragma unroll
-            for (int r = 0; r < kStep; ++r) load_row(next[r], t + kStep + r);
+    for (int j = 0; j < kStep; ++j) {
+        if (t_begin + j >= p.seqlen) break;
+        float out[kVec];
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) {
+            float acc = bias != nullptr ? biases.get(i) : 0.f;
+#pragma unroll
+            for (int k = 0; k < kWidth; ++k) acc += taps.get(i * kWidth + k) * rows[j + k].get(i);
+            out[i] = activate<kSilu>(acc);
         }
-#pragma unroll
-        for (int j = 0; j < kStep; ++j) {
-            if (t + j >= t_end) break;
-            float out[kVec];
-#pragma unroll
-            for (int i = 0; i < kVec; ++i) {
-                float acc = bias != nullptr ? biases.get(i) : 0.f;
-#pragma unroll
-                for (int k = 0; k < kWidth; ++k) acc += taps.get(i * kWidth + k) * rows[j + k].get(i);
-                out[i] = activate_fast(acc, silu);
-            }
-            store_pack<T, kVec>(y + (t + j) * p.y_seq_stride, out);
-        }
-        if constexpr (!kPipelined) {
-            break;  // one step: chunk == kStep
-        } else {
-            // Slide: the last kHistory rows become the history, the next step the current.
-#pragma unroll
-            for (int r = 0; r < kHistory; ++r) rows[r] = rows[kStep + r];
-#pragma unroll
-            for (int r = 0; r < kStep; ++r) rows[kHistory + r] = next[r];
-        }
+        store_pack<T, kVec>(y + (t_begin + j) * p.y_seq_stride, out);
     }
 }
 
-template <typename T, int kWidth, int kVec, int kStep, bool kPipelined>
+template <typename T, int kWidth, int kVec, int kStep>
 hipconv_status_t launch_pack(const hipconv_conv1d_params &p, hipStream_t stream) {
     const int64_t groups = p.dim / kVec;
-    // Pipelined: chunks of kStep .. kMaxChunk times, as long as keeps kMinBlocks blocks.
-    const int64_t columns = groups * p.batch;
-    int chunk = kStep;
-    while (kPipelined && chunk < kMaxChunk && chunk < p.seqlen &&
-           ceil_div(columns * ceil_div(p.seqlen, 2 * chunk), kThreads) >= kMinBlocks)
-        chunk *= 2;
-    const int64_t chunks = ceil_div(p.seqlen, chunk);
-    const int64_t threads = columns * chunks;
+    const int64_t steps = ceil_div(p.seqlen, kStep);
+    const int64_t threads = groups * p.batch * steps;
     const int64_t blocks = ceil_div(threads, kThreads);
     if (blocks > INT32_MAX) return (hipconv_status_t)hipErrorInvalidValue;
-    hipLaunchKernelGGL((conv1d_direct_channel_last_kernel<T, kWidth, kVec, kStep, kPipelined>), dim3((unsigned)blocks), dim3(kThreads),
-                       0, stream, p, groups, chunks, chunk, threads);
-    return last_launch_status();
+    return with_silu(p.silu != 0, [&](auto silu) {
+        hipLaunchKernelGGL((conv1d_direct_channel_last_kernel<T, kWidth, kVec, kStep, decltype(silu)::value>),
+                           dim3((unsigned)blocks), dim3(kThreads), 0, stream, p, groups, steps, threads);
+        return last_launch_status();
+    });
 }
 
 template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_conv1d_params &p, hipStream_t stream) {
@@ -184,17 +158,11 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
                                                     p.seqlen) &&
                          (reinterpret_cast<uintptr_t>(p.w) & 15) == 0 &&
                          (reinterpret_cast<uintptr_t>(p.bias) & 15) == 0;
-    // Measured on an H200 (docs/PERFORMANCE.md): with SiLU, 16-bit types are limited by the
-    // exponential and division between loads, and the pipelined walk overlaps them (f16
-    // (8,4096,2048,4) 82 vs 93 us); without it, and for f32, one step of kStepOnce rows per
-    // thread with every load issued up front is faster (f16 69 vs 72 us, f32 130 vs 140).
     // Small problems: short single steps, so more threads share one round of loads.
     const bool small = (int64_t)p.batch * p.dim * p.seqlen < (1 << 22);
-    const bool pipelined = p.silu != 0 && sizeof(T) == 2 && !small;
-    if (!vectors) return launch_pack<T, kWidth, 1, kStepOnce, false>(p, stream);
-    if (pipelined) return launch_pack<T, kWidth, Vec16<T>::kCount, kStepPipelined, true>(p, stream);
-    return small ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepSmall, false>(p, stream)
-                 : launch_pack<T, kWidth, Vec16<T>::kCount, kStepOnce, false>(p, stream);
+    if (!vectors) return launch_pack<T, kWidth, 1, kStepLarge>(p, stream);
+    return small ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepSmall>(p, stream)
+                 : launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
 }
 
 }  // namespace

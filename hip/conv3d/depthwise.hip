@@ -78,13 +78,6 @@ constexpr int64_t kMinThreads = int64_t(1) << 18;  // depth chunks shrink until 
 
 template <typename T> constexpr int kVecOf = 16 / (int)sizeof(T);
 
-// __launch_bounds__ with a register budget on NVIDIA (blocks per SM); HIP's second argument
-// means waves per execution unit instead, and AMD keeps its own allocation (no scratch).
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-#define HIPCONV_DW_BOUNDS(threads, blocks_per_sm) __launch_bounds__(threads, blocks_per_sm)
-#else
-#define HIPCONV_DW_BOUNDS(threads, blocks_per_sm) __launch_bounds__(threads)
-#endif
 
 // Leaving the plane loop (unrolled by 3: the ring slots are compile-time indices) past the
 // chunk's last plane. hipcc unrolls it only with a single exit (continue); nvcc allocates
@@ -198,7 +191,7 @@ __device__ inline LastRow<kCols> load_last_row(const PlaneRef<T> &plane, int kh,
 }
 
 template <typename T>
-__global__ void HIPCONV_DW_BOUNDS(kLastThreads, kLastMinBlocks) conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p,
+__global__ void HIPCONV_BOUNDS_NVIDIA(kLastThreads, kLastMinBlocks) conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p,
                                                                                                   LastGeometry g) {
     constexpr int kVec = kVecOf<T>;
     extern __shared__ float4 shared_words[];
@@ -360,7 +353,7 @@ struct FirstRow {
 
 // One output row's kVec columns of one channel, walking a depth chunk; kPadW = pad[2].
 template <typename T, int kPadW>
-__global__ void HIPCONV_DW_BOUNDS(kFirstThreads, kFirstMinBlocks)
+__global__ void HIPCONV_BOUNDS_NVIDIA(kFirstThreads, kFirstMinBlocks)
     conv3d_depthwise_channel_first_kernel(hipconv_conv3d_params p, int depth_chunk, int depth_chunks, int64_t threads) {
     constexpr int kVec = kVecOf<T>;
     static_assert(kPadW == 0 || kPadW == 1, "pad[2]: 0 or 1");

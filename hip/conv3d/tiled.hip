@@ -351,15 +351,6 @@ constexpr int kDirectThreads = 128;  // 4 warps (2 on AMD): the seed's 27 K thre
 constexpr int kDirectRows = 2;       // output rows per thread (taps read once for both)
 constexpr int kDirectMaxTaps = 128;  // taps_g, the selection's bound (shared: taps*kCout words)
 constexpr int kDirectMaxCout = 16;   // cout_g, the selection's bound (2 chunks of 8)
-// NVIDIA: 3 blocks per SM (a register cap of 65536 / (128 * 3) = 170; the 3x3 path keeps a
-// slab's taps in flight from shared memory and spills under the 128 of 4 blocks, and ptxas
-// left to itself stops the generic path at 64 with spills). AMD reads the second bound as
-// waves per SIMD, which would cap the VGPRs and spill there, so AMD keeps the plain bound.
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-#define HIPCONV_DIRECT_BOUNDS __launch_bounds__(kDirectThreads, 3)
-#else
-#define HIPCONV_DIRECT_BOUNDS __launch_bounds__(kDirectThreads)
-#endif
 
 struct DirectGeometry {
     uint32_t x_h, x_w;        // x's h and w strides (every in-plane offset fits int32 unsigned)
@@ -426,8 +417,12 @@ __device__ inline void load_patch(float (&v)[kR][kC], const T *plane, const int 
 // and dilation 1 there, the second with w strides of 1 (NCDHW).
 enum DirectPath { kDirectAny, kDirect3x3, kDirect3x3UnitW };
 
+// NVIDIA: 3 blocks per SM (a register cap of 65536 / (128 * 3) = 170; the 3x3 path keeps a
+// slab's taps in flight from shared memory and spills under the 128 of 4 blocks, and ptxas
+// left to itself stops the generic path at 64 with spills; compat.h says why AMD keeps the
+// plain bound).
 template <typename T, int kCout, int kPath>
-__global__ void HIPCONV_DIRECT_BOUNDS conv3d_tiled_direct_kernel(hipconv_conv3d_params p, DirectGeometry g) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kDirectThreads, 3) conv3d_tiled_direct_kernel(hipconv_conv3d_params p, DirectGeometry g) {
     constexpr int kStaged = kDirectMaxTaps * kCout / kDirectThreads;  // taps words per thread
     constexpr int kTapStep = kDirectThreads / kCout;                   // taps between a thread's words
     static_assert(kDirectThreads % kCout == 0 && kStaged >= 1, "whole taps per block pass");
