@@ -4,7 +4,7 @@
 
 use crate::element::Scalar;
 use crate::error::{Error, Result};
-use crate::runtime::{Buffer, DeviceId, Stream};
+use crate::runtime::{Buffer, Device, DeviceId, Stream};
 
 /// Kernels index rows, columns and GEMM dimensions with 32-bit ints (offsets in 64 bits).
 pub(crate) const KERNEL_INDEX_LIMIT: u128 = i32::MAX as u128;
@@ -25,6 +25,17 @@ pub(crate) fn product_within(quantity: &'static str, factors: &[usize], limit: u
     let value = factors.iter().fold(1u128, |acc, &f| acc.saturating_mul(f as u128));
     if value > limit {
         return Err(Error::IndexOverflow { quantity, value, limit });
+    }
+    Ok(())
+}
+
+/// A workspace of `bytes` fits `device`'s memory: `Error::WorkspaceTooLarge` naming `what`
+/// (with `hint`, e.g. an algorithm that needs none) instead of a failed allocation. The host
+/// backend: any size its allocator grants.
+pub(crate) fn workspace_fits(device: &Device, what: &'static str, bytes: u128, hint: &'static str) -> Result<()> {
+    let available = device.properties().total_memory_bytes as u128;
+    if device.is_gpu() && bytes > available {
+        return Err(Error::WorkspaceTooLarge { what, bytes, available, hint });
     }
     Ok(())
 }

@@ -1,8 +1,9 @@
 /*
  * The epilogue's activation, in fp32: SiLU(v) = v · sigmoid(v) = v / (1 + e^-v), with the
- * hardware's fast exponential (exp_neg_fast) and division (a few ulp in fp32; e^-v overflowing to
- * infinity gives -0, the limit). Streaming kernels run it once per output, where the
- * IEEE expf and division would cost more issue slots than the memory traffic leaves.
+ * hardware's fast exponential (exp_neg_fast) and division (a few ulp in fp32; e^-v
+ * overflowing to infinity gives -0, the limit). Streaming kernels run it once per output,
+ * where the IEEE expf and division would cost more issue slots than the memory traffic
+ * leaves.
  *
  * Streaming kernels take the activation as a template argument (`activate<kSilu>`, with
  * `with_silu` choosing the instantiation at launch). With a runtime flag, nvcc wraps every

@@ -6,7 +6,9 @@ use super::heuristics;
 use super::options::{Algorithm, Layout, Options};
 use super::shape::{Padding, Shape};
 use crate::arch::ArchFamily;
-use crate::check::{buffer, optional_buffer, positive, product_within, ELEMENT_COUNT_LIMIT, KERNEL_INDEX_LIMIT};
+use crate::check::{
+    buffer, optional_buffer, positive, product_within, workspace_fits, ELEMENT_COUNT_LIMIT, KERNEL_INDEX_LIMIT,
+};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::{Buffer, Device, DeviceId};
@@ -96,17 +98,12 @@ pub(crate) fn im3col_workspace<T: Element>(device: &Device, s: &Shape) -> Result
         &[s.output_positions(), s.groups, s.taps()],
         ELEMENT_COUNT_LIMIT,
     )?;
-    let bytes = elements * std::mem::size_of::<T>() as u128;
-    let available = device.properties().total_memory_bytes as u128;
-    if device.is_gpu() && bytes > available {
-        return Err(Error::WorkspaceTooLarge {
-            what: "the Im3colGemm patch matrix (output positions × cin·kd·kh·kw)",
-            bytes,
-            available,
-            hint: "; Algorithm::ImplicitGemm gathers the patches without one",
-        });
-    }
-    Ok(())
+    workspace_fits(
+        device,
+        "the Im3colGemm patch matrix (output positions × cin·kd·kh·kw)",
+        elements * std::mem::size_of::<T>() as u128,
+        "; Algorithm::ImplicitGemm gathers the patches without one",
+    )
 }
 
 /// x, w, bias and y of a forward call.

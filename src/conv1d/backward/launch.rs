@@ -25,15 +25,12 @@ pub(crate) fn alloc_workspace<T: Element>(
     {
         device.activate()?;
         let bytes = super::gpu::workspace_bytes::<T>(s, layout, n_seqs)?;
-        let available = device.properties().total_memory_bytes as u128;
-        if bytes as u128 > available {
-            return Err(crate::error::Error::WorkspaceTooLarge {
-                what: "the backward's workspace (per-tile partials, and dz on the generic path)",
-                bytes: bytes as u128,
-                available,
-                hint: "",
-            });
-        }
+        crate::check::workspace_fits(
+            device,
+            "the backward's workspace (per-tile partials, and dz on the generic path)",
+            bytes as u128,
+            "",
+        )?;
         Ok(Some(device.alloc(bytes.div_ceil(4).max(1))?))
     }
     #[cfg(not(hipconv_gpu))]
