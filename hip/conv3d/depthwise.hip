@@ -78,7 +78,6 @@ constexpr int64_t kMinThreads = int64_t(1) << 18;  // depth chunks shrink until 
 
 template <typename T> constexpr int kVecOf = 16 / (int)sizeof(T);
 
-
 // Leaving the plane loop (unrolled by 3: the ring slots are compile-time indices) past the
 // chunk's last plane. hipcc unrolls it only with a single exit (continue); nvcc allocates
 // channel_last's registers without local memory only with break. The same in effect.
@@ -191,8 +190,8 @@ __device__ inline LastRow<kCols> load_last_row(const PlaneRef<T> &plane, int kh,
 }
 
 template <typename T>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kLastThreads, kLastMinBlocks) conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p,
-                                                                                                  LastGeometry g) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kLastThreads, kLastMinBlocks)
+    conv3d_depthwise_channel_last_kernel(hipconv_conv3d_params p, LastGeometry g) {
     constexpr int kVec = kVecOf<T>;
     extern __shared__ float4 shared_words[];
     float *taps = reinterpret_cast<float *>(shared_words);  // [kTaps][tile channels]

@@ -422,7 +422,8 @@ enum DirectPath { kDirectAny, kDirect3x3, kDirect3x3UnitW };
 // left to itself stops the generic path at 64 with spills; compat.h says why AMD keeps the
 // plain bound).
 template <typename T, int kCout, int kPath>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kDirectThreads, 3) conv3d_tiled_direct_kernel(hipconv_conv3d_params p, DirectGeometry g) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kDirectThreads, 3)
+    conv3d_tiled_direct_kernel(hipconv_conv3d_params p, DirectGeometry g) {
     constexpr int kStaged = kDirectMaxTaps * kCout / kDirectThreads;  // taps words per thread
     constexpr int kTapStep = kDirectThreads / kCout;                   // taps between a thread's words
     static_assert(kDirectThreads % kCout == 0 && kStaged >= 1, "whole taps per block pass");
