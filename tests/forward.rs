@@ -190,9 +190,9 @@ fn random_shapes_match_reference() {
 
 #[test]
 fn auto_follows_the_measured_crossovers() {
-    // docs/PERFORMANCE.md, "Auto": Direct's streaming kernels up to STREAM_MAX_WIDTH in every
-    // layout and dtype; past it, channel-first FusedGemm up to its maximum width, and
-    // channel-last Direct except f16/bf16 from width 32 to that maximum.
+    // docs/PERFORMANCE.md, "Auto": Direct's streaming kernels up to width 32 everywhere and up
+    // to STREAM_MAX_WIDTH channel-last; FusedGemm channel-first from width 33 to its maximum,
+    // and channel-last f16/bf16 past STREAM_MAX_WIDTH; else Direct.
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
     let (small, large) = ((2, 64, 300), (8, 4096, 1024)); // 38 400 and 2^25 elements
     let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
@@ -214,13 +214,21 @@ fn auto_follows_the_measured_crossovers() {
             (large, 4, cf, f16, Algorithm::Direct),
             (large, 4, cf, f32, Algorithm::Direct),
             (large, 4, cl, f16, Algorithm::Direct),
-            (small, 5, cf, f16, Algorithm::FusedGemm),
-            (small, 16, cf, f32, Algorithm::FusedGemm),
+            (small, 5, cf, f16, Algorithm::Direct),
+            (large, 16, cf, f16, Algorithm::Direct),
+            (large, 16, cl, f16, Algorithm::Direct),
+            (large, 32, cf, f16, Algorithm::Direct),
+            (large, 32, cf, f32, Algorithm::Direct),
+            (small, 33, cf, f16, Algorithm::FusedGemm),
+            (small, 33, cf, f32, Algorithm::FusedGemm),
+            (large, 32, cl, f16, Algorithm::Direct),
+            (small, 64, cl, f16, Algorithm::Direct),
+            (small, 64, cl, f32, Algorithm::Direct),
+            (small, 65, cf, f16, Algorithm::FusedGemm),
             (small, max, cf, f16, Algorithm::FusedGemm),
             (small, max + 1, cf, f16, Algorithm::Direct),
-            (small, 16, cl, f16, Algorithm::Direct),
-            (small, 32, cl, f16, Algorithm::FusedGemm),
-            (small, 32, cl, f32, Algorithm::Direct),
+            (small, 65, cl, f16, Algorithm::FusedGemm),
+            (small, 65, cl, f32, Algorithm::Direct),
             (small, max + 1, cl, f16, Algorithm::Direct),
         ] {
             assert_eq!(resolved(size, width, layout, dtype), expected, "{size:?} width {width}, {layout}, {dtype}");
@@ -309,6 +317,34 @@ fn every_width_from_1_to_64_matches_reference() {
         for width in [65, 100, 257, hipconv::conv1d::FUSED_GEMM_MAX_WIDTH] {
             for case in fast_cases(Shape::new(1, 70, 200, width)) {
                 assert_accurate::<f32>(&device, case, &mut rng);
+            }
+        }
+    }
+}
+
+#[test]
+fn wide_streaming_kernels_match_reference_at_tile_edges() {
+    // Direct's streaming kernels for widths 5 to 64, compiled as 8, 16, 32 and 64 taps with
+    // zeros in front. direct_wide_channel_first.hip: segments of 256 x 4 vectors ending
+    // mid-row, histories of up to 8 (16-bit) or 16 (f32) vectors, rows shorter than the
+    // history and rows ending inside a vector; direct_wide_channel_last.hip: tiles of 64
+    // channels x 128 times (widths to 16) or 32 x 256, partial in both, with 16-byte rows
+    // (dim a multiple of 8) and without.
+    let mut rng = Rng::new(fresh_seed("wide_streaming_kernels_match_reference_at_tile_edges"));
+    let shapes = [(2, 64, 300), (1, 96, 1030), (3, 5, 37), (2, 40, 4100)];
+    for device in devices("wide_streaming_kernels_match_reference_at_tile_edges") {
+        for (i, width) in [5, 8, 9, 15, 16, 17, 31, 32, 33, 48, 63, 64].into_iter().enumerate() {
+            for (j, &(b, d, s)) in shapes.iter().enumerate() {
+                for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+                    for epilogue in [false, true] {
+                        let case = Case::new(Shape::new(b, d, s, width), Algorithm::Direct, layout, epilogue);
+                        match (i + j) % 3 {
+                            0 => assert_accurate::<f16>(&device, case, &mut rng),
+                            1 => assert_accurate::<bf16>(&device, case, &mut rng),
+                            _ => assert_accurate::<f32>(&device, case, &mut rng),
+                        }
+                    }
+                }
             }
         }
     }

@@ -373,10 +373,13 @@ hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_params &p, hipStream_
     if (p.x == nullptr || p.w == nullptr || p.y == nullptr || p.batch < 1 || p.dim < 1 || p.seqlen < 1 ||
         p.width < 1)
         return (hipconv_status_t)hipErrorInvalidValue;
-    // The streaming kernels where they fit (compiled widths; flat channel-first tensors),
-    // else the tiled kernel. Channel-last when channels are the faster-moving axis of x.
+    // The streaming kernels where they fit (widths up to kMaxStreamWidth; flat
+    // channel-first tensors), else the tiled kernel. Channel-last when channels are the
+    // faster-moving axis of x.
     if (direct_channel_first_fits<T>(p)) return launch_direct_channel_first<T>(p, stream);
     if (direct_channel_last_fits<T>(p)) return launch_direct_channel_last<T>(p, stream);
+    if (direct_wide_channel_first_fits<T>(p)) return launch_direct_wide_channel_first<T>(p, stream);
+    if (direct_wide_channel_last_fits<T>(p)) return launch_direct_wide_channel_last<T>(p, stream);
     return p.x_dim_stride < p.x_seq_stride ? launch_direct_layout<T, true>(p, stream)
                                            : launch_direct_layout<T, false>(p, stream);
 }

@@ -1,6 +1,6 @@
 /*
  * Direct, channel-first, contiguous tensors: the streaming causal conv1d over the flat
- * [batch·dim·seqlen] array, for compiled widths 1 .. kMaxStreamWidth.
+ * [batch·dim·seqlen] array, for compiled widths 1 .. kNarrowMaxWidth.
  *
  *   in   x [batch, dim, seqlen] contiguous (seqlen fastest), 16-byte aligned
  *        w [dim, width], bias [dim] or NULL
@@ -38,6 +38,7 @@
 #include "compat.h"
 #include "direct_paths.h"
 #include "element.h"
+#include "flat_vectors.h"
 #include "hipconv/conv1d.h"
 #include "launch.h"
 #include "packed.h"
@@ -52,27 +53,6 @@ constexpr int kThreads = 256;
 constexpr int kVectorsPerThread = 4;         // vectors per lane and segment (large problems)
 constexpr int64_t kSmallVectors = 1 << 19;  // below this many vectors: one per lane
 
-// The vector at flat index f (a multiple of E), zero past `total`.
-template <typename T> __device__ inline uint4 load_vector(const T *x, int64_t f, int64_t total) {
-    constexpr int E = Vec16<T>::kCount;
-    if (f + E <= total) return *reinterpret_cast<const uint4 *>(x + f);
-    float v[E];
-#pragma unroll
-    for (int j = 0; j < E; ++j) v[j] = f + j < total ? to_float(x[f + j]) : 0.f;
-    return pack<T>(v);  // exact: T -> fp32 -> T
-}
-
-template <typename T> __device__ inline void store_vector(T *y, int64_t f, int64_t total, const float *v) {
-    constexpr int E = Vec16<T>::kCount;
-    if (f + E <= total) {
-        *reinterpret_cast<uint4 *>(y + f) = pack<T>(v);
-        return;
-    }
-#pragma unroll
-    for (int j = 0; j < E; ++j)
-        if (f + j < total) y[f + j] = from_float<T>(v[j]);
-}
-
 // The loads of one wave's segment (flat elements first .. first + V·W·E - 1): this lane's
 // V vectors, and for lane 0 the vector before the segment (its history; zero at the start).
 template <typename T, int kWidth, int V> struct SegmentLoads {
@@ -83,7 +63,7 @@ template <typename T, int kWidth, int V> struct SegmentLoads {
         constexpr int E = Vec16<T>::kCount;
         constexpr int W = HIPCONV_WAVE_SIZE;
 #pragma unroll
-        for (int v = 0; v < V; ++v) raw[v] = load_vector<T>(x, first + (int64_t)(v * W + lane) * E, total);
+        for (int v = 0; v < V; ++v) raw[v] = load_flat_vector<T>(x, first + (int64_t)(v * W + lane) * E, total);
         before = make_uint4(0, 0, 0, 0);
         if (kWidth > 1 && lane == 0 && first > 0) before = *reinterpret_cast<const uint4 *>(x + first - E);
     }
@@ -184,7 +164,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
                 }
             }
         }
-        store_vector<T>(y, f, total, out);
+        store_flat_vector<T>(y, f, total, out);
     }
 }
 
@@ -222,17 +202,10 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
                                    : launch_v<T, kWidth, kVectorsPerThread>(p, stream);
 }
 
-// One contiguous [batch, dim, seqlen] tensor at a 16-byte aligned address.
-bool contiguous_channel_first(const void *base, int64_t batch_stride, int64_t dim_stride, int64_t seq_stride,
-                              const hipconv_conv1d_params &p) {
-    return (reinterpret_cast<uintptr_t>(base) & 15) == 0 && seq_stride == 1 && (p.dim == 1 || dim_stride == p.seqlen) &&
-           (p.batch == 1 || batch_stride == (int64_t)p.dim * p.seqlen);
-}
-
 }  // namespace
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p) {
-    return p.width >= 1 && p.width <= kMaxStreamWidth && p.width - 1 <= Vec16<T>::kCount &&
+    return p.width >= 1 && p.width <= kNarrowMaxWidth && p.width - 1 <= Vec16<T>::kCount &&
            contiguous_channel_first(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p) &&
            contiguous_channel_first(p.y, p.y_batch_stride, p.y_dim_stride, p.y_seq_stride, p);
 }

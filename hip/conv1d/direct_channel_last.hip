@@ -1,6 +1,6 @@
 /*
  * Direct, channel-last: the streaming causal conv1d with channels along the lanes, for
- * compiled widths 1 .. kMaxStreamWidth.
+ * compiled widths 1 .. kNarrowMaxWidth.
  *
  *   in   x [batch, seqlen, dim] by strides, w [dim, width], bias [dim] or NULL
  *   out  y [batch, seqlen, dim] by strides
@@ -168,7 +168,7 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
 }  // namespace
 
 template <typename T> bool direct_channel_last_fits(const hipconv_conv1d_params &p) {
-    return p.width >= 1 && p.width <= kMaxStreamWidth && p.x_dim_stride < p.x_seq_stride;
+    return p.width >= 1 && p.width <= kNarrowMaxWidth && p.x_dim_stride < p.x_seq_stride;
 }
 
 template <typename T> hipconv_status_t launch_direct_channel_last(const hipconv_conv1d_params &p, hipStream_t stream) {

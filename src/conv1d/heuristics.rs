@@ -11,18 +11,26 @@ use crate::element::{DType, Element};
 /// hip/include/hipconv/conv1d.h (asserted in gpu.rs).
 pub const FUSED_GEMM_MAX_WIDTH: usize = 512;
 
-/// The widths Direct's streaming kernels compile (`HIPCONV_STREAM_MAX_WIDTH` in conv1d.h,
-/// asserted equal in gpu.rs): they read every input and write every output once, at the
-/// copy bandwidth, on every architecture.
-pub const STREAM_MAX_WIDTH: usize = 4;
+/// The widths Direct's streaming kernels take (`HIPCONV_STREAM_MAX_WIDTH` in conv1d.h,
+/// asserted equal in gpu.rs): they read every input and write every output once, on every
+/// architecture; widths 1 to 4 are compiled as such, 5 to 64 as 8, 16, 32 or 64 taps.
+pub const STREAM_MAX_WIDTH: usize = 64;
 
-/// What `Auto` runs (measured on an H200, docs/PERFORMANCE.md "Auto"):
-/// - widths 1 to [`STREAM_MAX_WIDTH`]: Direct, whose streaming kernels run near the copy
-///   bandwidth in both layouts and every dtype;
-/// - channel-first, widths 5 to [`FUSED_GEMM_MAX_WIDTH`]: FusedGemm, whose Toeplitz GEMM
-///   on matrix cores beats Direct's tiled generic-width loop (width 8: 65 vs 141 µs,
-///   16: 72 vs 173, 32: 93 vs 243);
-/// - channel-last: Direct, except f16/bf16 from width 32 on (FusedGemm 129 vs 147 µs);
+/// Channel-first: FusedGemm from this width on (the streaming kernel compiles widths 33 to
+/// 64 as 64 taps, where its FMAs bind).
+const CHANNEL_FIRST_FUSED_FROM: usize = 33;
+
+/// What `Auto` runs (measured on an H100 at (4,2048,4096,w), docs/PERFORMANCE.md "Auto"):
+/// - widths 1 to 32: Direct, whose streaming kernels beat FusedGemm in both layouts and
+///   every dtype (channel-first f16: 86% of copy against 65% at width 8, 50% against 48%
+///   at 32);
+/// - widths 33 to [`STREAM_MAX_WIDTH`]: Direct channel-last; channel-first FusedGemm,
+///   whose matrix cores win where the streaming kernel's FMAs bind (width 64 f16: 37%
+///   against 26%, f32: 34% against 31%);
+/// - past it, channel-first up to [`FUSED_GEMM_MAX_WIDTH`]: FusedGemm (Direct's tiled
+///   generic-width loop is slower);
+/// - past it, channel-last: Direct, except f16/bf16 up to `FUSED_GEMM_MAX_WIDTH`
+///   (FusedGemm 129 vs 147 µs at width 32 against the tiled loop);
 /// - past `FUSED_GEMM_MAX_WIDTH`: Direct, the only one that takes it.
 ///
 /// Im2colGemm never: it moves a width-times larger matrix and multiplies a dim-times
@@ -31,12 +39,13 @@ pub(crate) fn auto_algorithm<T: Element>(arch: ArchFamily, shape: &Shape, layout
     match arch {
         ArchFamily::Hopper | ArchFamily::Other => {
             let half = T::DTYPE != DType::F32;
-            let fused_wins = shape.width > STREAM_MAX_WIDTH
-                && shape.width <= FUSED_GEMM_MAX_WIDTH
-                && match layout {
-                    Layout::ChannelFirst => true,
-                    Layout::ChannelLast => half && shape.width >= 32,
-                };
+            // The narrowest width at which FusedGemm wins (up to its maximum).
+            let fused_from = match (layout, half) {
+                (Layout::ChannelFirst, _) => CHANNEL_FIRST_FUSED_FROM,
+                (Layout::ChannelLast, true) => STREAM_MAX_WIDTH + 1,
+                (Layout::ChannelLast, false) => usize::MAX,
+            };
+            let fused_wins = shape.width >= fused_from && shape.width <= FUSED_GEMM_MAX_WIDTH;
             if fused_wins {
                 Algorithm::FusedGemm
             } else {

@@ -12,7 +12,8 @@
 //!
 //! Algorithms ([`Algorithm`]), all of which run on the host backend too:
 //! - `Direct`: streaming kernels that read each input once (every dtype, both layouts,
-//!   bias, SiLU, any width; widths up to [`STREAM_MAX_WIDTH`] near the copy bandwidth);
+//!   bias, SiLU, any width; widths up to 16 near the copy bandwidth, up to
+//!   [`STREAM_MAX_WIDTH`] streaming, docs/PERFORMANCE.md);
 //! - `FusedGemm`: the implicit-im2col GEMM on matrix cores (widths up to
 //!   [`FUSED_GEMM_MAX_WIDTH`]);
 //! - `Im2colGemm`: the seed's explicit pipeline (docs/DESIGN.md; its stages one by one in

@@ -21,9 +21,12 @@ pub enum Algorithm {
     /// [`FUSED_GEMM_MAX_WIDTH`](super::heuristics::FUSED_GEMM_MAX_WIDTH).
     FusedGemm,
     /// Streaming kernels that read each input once and write each output once; every
-    /// dtype, layout, width, bias and SiLU. Widths up to
-    /// [`STREAM_MAX_WIDTH`](super::heuristics::STREAM_MAX_WIDTH) are compiled and run near the copy
-    /// bandwidth; wider ones run a tiled generic-width kernel.
+    /// dtype, layout, width, bias and SiLU. Widths up to 4 are compiled as such and run near
+    /// the copy bandwidth; widths 5 to
+    /// [`STREAM_MAX_WIDTH`](super::heuristics::STREAM_MAX_WIDTH) run as 8, 16, 32 or 64 taps
+    /// with zeros in front (so an inf or NaN in `x` reaches up to that many outputs more
+    /// through `0 · x`), bound by their FMAs past width 16; wider ones run a tiled
+    /// generic-width kernel.
     Direct,
 }
 

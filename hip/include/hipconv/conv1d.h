@@ -74,10 +74,10 @@ typedef struct hipconv_conv1d_params {
 } hipconv_conv1d_params;
 
 /* Direct: streaming kernels on the vector units, any width: widths 1 ..
- * HIPCONV_STREAM_MAX_WIDTH in hip/conv1d/direct_channel_first.hip (contiguous
- * channel-first x and y) and direct_channel_last.hip (channel-last), everything else in
- * the tiled kernel of hip/conv1d/direct.hip, whose entry points these are. */
-#define HIPCONV_STREAM_MAX_WIDTH 4
+ * HIPCONV_STREAM_MAX_WIDTH in the streaming kernels of hip/conv1d/direct_paths.h
+ * (contiguous channel-first x and y, or channel-last), everything else in the tiled
+ * kernel of hip/conv1d/direct.hip, whose entry points these are. */
+#define HIPCONV_STREAM_MAX_WIDTH 64
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_direct, hipconv_conv1d_params)
 
 /*
