@@ -24,12 +24,15 @@
 #
 # 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
 #    direct_channel_last.hip, direct_wide_channel_first.hip, direct_wide_channel_last.hip,
-#    update.hip) move data in 16-byte accesses and keep everything in registers. The
-#    object named in staged_object (the channel-last wide kernels) copies its tiles into
-#    shared memory with cp.async on NVIDIA (LDGSTS.128) and through generic pointers on AMD
-#    (flat_load_dwordx4), and writes one or two channels per thread (4- to 8-byte stores,
-#    128 bytes per warp instruction): its 16-byte loads are counted in those forms and its
-#    stores are not checked.
+#    update.hip) move data in 16-byte accesses and keep everything in registers; so do the
+#    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip), whose
+#    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in
+#    copy_loads (the channel-last wide kernels) copy their tiles into shared memory with
+#    cp.async on NVIDIA (LDGSTS.128) and through generic pointers on AMD
+#    (flat_load_dwordx4): their 16-byte loads are counted in those forms. The objects in
+#    unchecked_stores write narrower words by design (one or two channels per thread;
+#    the channel-first Toeplitz tile's 4- or 8-byte words, 128 or 512 contiguous bytes per
+#    wave instruction): their stores are not checked.
 #    rocm, every AMD target, per object: global_load_dwordx4 and global_store_dwordx4
 #          present; no kernel with scratch: .private_segment_fixed_size 0 and no dynamic
 #          stack in the code object's metadata (llvm-readelf --notes), and no
@@ -64,9 +67,14 @@ fail_matrix=0 fail_stream=0
 matrix_kernels=("gemm_abt tiled_gemm_kernel ChannelFirstOutput" "fused_gemm conv1d_fused_gemm_kernel"
                 "im3col_gemm tiled_gemm_kernel GroupOutput" "implicit_gemm conv3d_implicit_gemm_kernel")
 matrix_dtypes=(f16 bf16 f32)
+# The same check for kernels compiled for f16/bf16 only (the Toeplitz conv1d kernels).
+matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_channel_first_kernel"
+                      "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)
-streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last update)
-staged_object=direct_wide_channel_last                       # 16-byte loads as copies, stores not checked
+streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last
+           direct_toeplitz_channel_first direct_toeplitz_channel_last update)
+copy_loads=(direct_wide_channel_last)                        # 16-byte loads as copies (cp.async / flat)
+unchecked_stores=(direct_wide_channel_last direct_toeplitz_channel_first)  # narrower stores, by design
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
 # cuda: the one object whose local memory is reported but allowed. ptxas keeps the state
 # pointer of the one-token width-4 update kernels in local memory (16-24 bytes, an L1 hit)
@@ -88,9 +96,15 @@ by_dtype() {
         done
 }
 
-report() {  # report BACKEND ARCH OBJECT LINES  (LINES from by_dtype)
-    local dtype line n_kernels n_matrix kinds
-    for dtype in "${matrix_dtypes[@]}"; do
+in_list() { local x=$1; shift; for y in "$@"; do [ "$x" = "$y" ] && return 0; done; return 1; }
+
+report() {  # report BACKEND ARCH OBJECT LINES [DTYPES...]  (LINES from by_dtype)
+    local dtype line n_kernels n_matrix kinds backend=$1 arch=$2 object=$3 lines=$4
+    shift 4
+    local dtypes=("$@")
+    [ ${#dtypes[@]} -gt 0 ] || dtypes=("${matrix_dtypes[@]}")
+    set -- "$backend" "$arch" "$object" "$lines"
+    for dtype in "${dtypes[@]}"; do
         line=$(awk -v d="$dtype" '$1 == d' <<<"$4")
         if [ -z "$line" ]; then
             echo "$1 $2 $3 $dtype: no kernel"
@@ -167,10 +181,8 @@ check_rocm_streaming() {  # check_rocm_streaming ARCH NAME
     asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$co")
     loads=$(count '^\s*global_load_dwordx4\s' "$asm")
     stores=$(count '^\s*global_store_dwordx4\s' "$asm")
-    if [ "$name" = "$staged_object" ]; then
-        loads=$(count '^\s*(global|flat)_load_dwordx4\s' "$asm")
-        stores="unchecked"
-    fi
+    in_list "$name" "${copy_loads[@]}" && loads=$(count '^\s*(global|flat)_load_dwordx4\s' "$asm")
+    in_list "$name" "${unchecked_stores[@]}" && stores="unchecked"
     kernels=$(kernel_scratch "$co")
     scratch_meta=$(awk '$2 > 0 || $3 == "true"' <<<"$kernels")
     scratch_code=$(scratch_instructions "$asm")
@@ -239,10 +251,8 @@ check_cuda_streaming() {  # check_cuda_streaming SM NAME   (uses $sass, the SASS
     kernels=$(count 'Function : ' "$code")
     loads=$(count '[^A-Z0-9_.]LDG(\.[A-Z0-9_]+)*\.128[. ]' "$code")
     stores=$(count '[^A-Z0-9_.]STG(\.[A-Z0-9_]+)*\.128[. ]' "$code")
-    if [ "$name" = "$staged_object" ]; then
-        loads=$(count '[^A-Z0-9_.](LDG|LDGSTS)(\.[A-Z0-9_]+)*\.128[. ]' "$code")
-        stores="unchecked"
-    fi
+    in_list "$name" "${copy_loads[@]}" && loads=$(count '[^A-Z0-9_.](LDG|LDGSTS)(\.[A-Z0-9_]+)*\.128[. ]' "$code")
+    in_list "$name" "${unchecked_stores[@]}" && stores="unchecked"
     local_ops=$(count "$local_memory" "$code")
     echo "cuda sm_$sm $name: $loads LDG.128, $stores STG.128 in $kernels kernels; $local_ops LDL/STL$from"
     [ "$kernels" -gt 0 ] || { echo "  FAILED: no kernel named conv1d_$name"; fail_stream=1; return; }
@@ -271,6 +281,16 @@ rocm)
                                                               if (f) print name, "-"; next }
                                         f && $1 ~ /^v_mfma_/ { print name, $1 }' <<<"$asm" | by_dtype)
             report rocm "$arch" "$object" "$lines"
+        done
+    done
+    for entry in "${matrix_kernels_16bit[@]}"; do
+        read -r object kernel <<<"$entry"
+        for arch in ${archs//;/ }; do
+            asm=$("$llvm_bin/llvm-objdump" -d --mcpu="$arch" "$(code_object "$object" "$arch")")
+            lines=$(awk -v k="$kernel" '/^[0-9a-f]+ <.*>:$/ { name = substr($2, 2, length($2) - 3)
+                                                              f = index(name, k) > 0; if (f) print name, "-"; next }
+                                        f && $1 ~ /^v_mfma_/ { print name, $1 }' <<<"$asm" | by_dtype)
+            report rocm "$arch" "$object" "$lines" f16 bf16
         done
     done
     for arch in ${archs//;/ }; do
@@ -302,6 +322,17 @@ cuda)
                 from=" (from the kernel library)"
             fi
             report cuda "sm_$sm" "$object$from" "$lines"
+        done
+        for entry in "${matrix_kernels_16bit[@]}"; do
+            read -r object kernel <<<"$entry"
+            [ -n "${library:-}" ] || library=$(library_beside)
+            if [ -z "$library" ]; then
+                echo "cuda sm_$sm $object: NOT CHECKED: no kernel library beside $artifact"
+                continue
+            fi
+            [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+            report cuda "sm_$sm" "$object (from the kernel library)" \
+                "$(cuda_matrix_lines "$kernel" "" <<<"${library_sass[$sm]}")" f16 bf16
         done
         if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
             for name in "${streaming[@]}"; do

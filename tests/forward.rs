@@ -191,8 +191,8 @@ fn random_shapes_match_reference() {
 #[test]
 fn auto_follows_the_measured_crossovers() {
     // docs/PERFORMANCE.md, "Auto": Direct's streaming kernels up to width 32 everywhere and up
-    // to STREAM_MAX_WIDTH channel-last; FusedGemm channel-first from width 33 to its maximum,
-    // and channel-last f16/bf16 past STREAM_MAX_WIDTH; else Direct.
+    // to STREAM_MAX_WIDTH in f16/bf16 and channel-last; FusedGemm channel-first f32 from
+    // width 33 to its maximum, and f16/bf16 past STREAM_MAX_WIDTH; else Direct.
     let max = hipconv::conv1d::FUSED_GEMM_MAX_WIDTH;
     let (small, large) = ((2, 64, 300), (8, 4096, 1024)); // 38 400 and 2^25 elements
     let (cf, cl) = (Layout::ChannelFirst, Layout::ChannelLast);
@@ -219,7 +219,8 @@ fn auto_follows_the_measured_crossovers() {
             (large, 16, cl, f16, Algorithm::Direct),
             (large, 32, cf, f16, Algorithm::Direct),
             (large, 32, cf, f32, Algorithm::Direct),
-            (small, 33, cf, f16, Algorithm::FusedGemm),
+            (small, 33, cf, f16, Algorithm::Direct),
+            (small, 64, cf, f16, Algorithm::Direct),
             (small, 33, cf, f32, Algorithm::FusedGemm),
             (large, 32, cl, f16, Algorithm::Direct),
             (small, 64, cl, f16, Algorithm::Direct),
@@ -346,6 +347,48 @@ fn wide_streaming_kernels_match_reference_at_tile_edges() {
                     }
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn matrix_core_wide_kernels_match_reference_at_tile_edges() {
+    // The f16/bf16 Toeplitz kernels for widths 5 to 64 (tiles of 128 outputs on NVIDIA, 256
+    // on AMD). direct_toeplitz_channel_first.hip (seqlen at least a tile): rows exactly one
+    // tile long and one past it, rows ending inside a tile (a tile's products split by
+    // row), rows starting inside a tile, segments of 8192 elements whose window reaches back
+    // into the previous segment, and a tensor ending mid-tile. direct_toeplitz_channel_last.hip
+    // (widths 33 to 64, dim a multiple of 8; the narrower ones run the FMA kernel): channel
+    // tiles of 64 (NVIDIA) or 32 (AMD) full and partial, time tiles ending mid-tile,
+    // sequences shorter than the history.
+    let mut rng = Rng::new(fresh_seed("matrix_core_wide_kernels_match_reference_at_tile_edges"));
+    let channel_first = [(1, 3, 128), (2, 3, 129), (1, 70, 255), (3, 7, 257), (1, 9, 2047), (2, 5, 4096)];
+    let channel_last = [(1, 8, 100), (2, 64, 129), (1, 72, 255), (3, 136, 257), (1, 16, 2047), (2, 8, 20)];
+    for device in devices("matrix_core_wide_kernels_match_reference_at_tile_edges") {
+        for width in [5, 8, 12, 16, 24, 32, 33, 40, 64] {
+            let layouts = [(Layout::ChannelFirst, &channel_first), (Layout::ChannelLast, &channel_last)];
+            for (layout, shapes) in layouts {
+                for &(b, d, s) in shapes.iter() {
+                    for epilogue in [false, true] {
+                        let case = Case::new(Shape::new(b, d, s, width), Algorithm::Direct, layout, epilogue);
+                        assert_accurate::<f16>(&device, case, &mut rng);
+                        assert_accurate::<bf16>(&device, case, &mut rng);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn matrix_core_wide_kernels_cover_large_grids() {
+    // Past one resident wave of blocks: direct_toeplitz_channel_first.hip's grid-stride
+    // loop gives each block several segments, and the last segment ends mid-vector.
+    let mut rng = Rng::new(fresh_seed("matrix_core_wide_kernels_cover_large_grids"));
+    for device in devices("matrix_core_wide_kernels_cover_large_grids") {
+        for (width, layout) in [(7, Layout::ChannelFirst), (33, Layout::ChannelFirst), (48, Layout::ChannelLast)] {
+            let case = Case::new(Shape::new(3, 1021, 2051, width), Algorithm::Direct, layout, true);
+            assert_accurate::<f16>(&device, case, &mut rng);
         }
     }
 }

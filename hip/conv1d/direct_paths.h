@@ -7,8 +7,15 @@
  *   direct_wide_channel_first.hip: widths kNarrowMaxWidth+1 .. kMaxStreamWidth (compiled
  *                                  as 8, 16, 32, 64 taps), the flat array staged in shared
  *                                  memory
+ *   direct_toeplitz_channel_first.hip: the same widths and layout in f16/bf16 with seqlen
+ *                                  >= its tile (128 or 256), each tile's multiply-adds as a
+ *                                  Toeplitz product on the matrix cores
  *   direct_wide_channel_last.hip:  the same widths, channel-last, time tiles staged in
  *                                  shared memory
+ *   direct_toeplitz_channel_last.hip: widths kToeplitzChannelLastFromWidth .. 64,
+ *                                  channel-last f16/bf16 with channels in 16-byte vectors,
+ *                                  tiles transposed in shared memory and computed as
+ *                                  Toeplitz products
  */
 #pragma once
 
@@ -19,6 +26,9 @@ namespace hipconv {
 
 constexpr int kNarrowMaxWidth = 4;
 constexpr int kMaxStreamWidth = HIPCONV_STREAM_MAX_WIDTH;
+// Channel-last f16/bf16 runs the matrix-core kernel from this width on (it loses to the
+// FMA kernel below it: docs/PERFORMANCE.md, "Wide kernels").
+constexpr int kToeplitzChannelLastFromWidth = 33;
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
@@ -27,6 +37,12 @@ template <typename T> hipconv_status_t launch_direct_channel_last(const hipconv_
 template <typename T> bool direct_wide_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_wide_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
+template <typename T> bool direct_toeplitz_channel_first_fits(const hipconv_conv1d_params &p);
+template <typename T>
+hipconv_status_t launch_direct_toeplitz_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
+template <typename T> bool direct_toeplitz_channel_last_fits(const hipconv_conv1d_params &p);
+template <typename T>
+hipconv_status_t launch_direct_toeplitz_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);
 template <typename T> bool direct_wide_channel_last_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_wide_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);

@@ -127,19 +127,9 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_wide_channel_first_ker
     constexpr int H = Window::kHistoryVectors;
     __shared__ uint4 stage[H + kThreads * V];
 
-    const T *x = static_cast<const T *>(p.x);
     const int tid = (int)threadIdx.x;
     const int64_t first = (int64_t)blockIdx.x * kThreads * V * E;
-
-    uint4 raw[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) raw[v] = load_flat_vector<T>(x, first + (int64_t)(v * kThreads + tid) * E, total);
-    uint4 before = make_uint4(0, 0, 0, 0);
-    if (tid < H && first > 0) before = *reinterpret_cast<const uint4 *>(x + first - (int64_t)(H - tid) * E);
-#pragma unroll
-    for (int v = 0; v < V; ++v) stage[H + v * kThreads + tid] = raw[v];
-    if (tid < H) stage[tid] = before;
-    __syncthreads();
+    stage_flat_segment<T, kThreads, V, H>(stage, static_cast<const T *>(p.x), first, total);
 
     // Where the segment starts: row (b·dim + c) and time; its vectors advance from there in
     // 32-bit arithmetic (time < seqlen + S < 2^32).

@@ -43,4 +43,47 @@ template <typename T> __device__ inline void store_flat_vector(T *y, int64_t f, 
         if (f + j < total) y[f + j] = from_float<T>(v[j]);
 }
 
+// A block's segment of the flat array on its way to shared memory: load() issues the
+// loads of the vectors first + (v·kThreads + i)·E (zero past `total`) and of the H vectors
+// before `first` (zero before the tensor) into registers; stage() stores them as
+// stage[H + v·kThreads + i] and stage[0 .. H). Between the two the loads are in flight, so
+// a block can compute one segment while the next one arrives.
+template <typename T, int kThreads, int V, int H> struct FlatSegment {
+    static constexpr int E = Vec16<T>::kCount;
+    uint4 raw[V];
+    uint4 before;
+
+    __device__ void load(const T *x, int64_t first, int64_t total) {
+        const int tid = (int)threadIdx.x;
+        if (first + (int64_t)kThreads * V * E <= total) {  // every segment but the last
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                raw[v] = *reinterpret_cast<const uint4 *>(x + first + (int64_t)(v * kThreads + tid) * E);
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                raw[v] = load_flat_vector<T>(x, first + (int64_t)(v * kThreads + tid) * E, total);
+        }
+        before = make_uint4(0, 0, 0, 0);
+        if (tid < H && first > 0) before = *reinterpret_cast<const uint4 *>(x + first - (int64_t)(H - tid) * E);
+    }
+
+    __device__ void stage(uint4 *stage) const {
+        const int tid = (int)threadIdx.x;
+#pragma unroll
+        for (int v = 0; v < V; ++v) stage[H + v * kThreads + tid] = raw[v];
+        if (tid < H) stage[tid] = before;
+    }
+};
+
+// Loads and stages one segment, every load in flight before the first store; ends with a
+// barrier.
+template <typename T, int kThreads, int V, int H>
+__device__ inline void stage_flat_segment(uint4 *stage, const T *x, int64_t first, int64_t total) {
+    FlatSegment<T, kThreads, V, H> segment;
+    segment.load(x, first, total);
+    segment.stage(stage);
+    __syncthreads();
+}
+
 }  // namespace hipconv

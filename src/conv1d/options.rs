@@ -25,8 +25,10 @@ pub enum Algorithm {
     /// the copy bandwidth; widths 5 to
     /// [`STREAM_MAX_WIDTH`](super::heuristics::STREAM_MAX_WIDTH) run as 8, 16, 32 or 64 taps
     /// with zeros in front (so an inf or NaN in `x` reaches up to that many outputs more
-    /// through `0 · x`), bound by their FMAs past width 16; wider ones run a tiled
-    /// generic-width kernel.
+    /// through `0 · x`): f16/bf16 channel-first (and channel-last from width 33) as Toeplitz
+    /// products on the matrix cores (fp32 sums of exact products; an inf or NaN reaches up
+    /// to 79 outputs of its channel), the others with fp32 FMAs, which bind past width 16;
+    /// wider filters run a tiled generic-width kernel.
     Direct,
 }
 
