@@ -4,7 +4,8 @@
 # (../shared/anchors/stage.sh stages the kit):   bash dist/anchors.sh
 # The reference kernel (Dao-AILab/causal-conv1d, from the kit) builds in the background
 # while the whole test suite runs with the GPU required, compute-sanitizer memcheck runs
-# over the forward, update, varlen and states tests, and the examples run; then the bench
+# over the forward, update, varlen and states tests, memcheck and racecheck over the
+# backward's, and the examples run; then the bench
 # (Auto rows, bias + SiLU rows, state rows) and the kit's compare_dao.py, so the side-by-side
 # comes from the same call; then conv3d's bench table and the kit's compare_conv3d.py (cuDNN)
 # through dist/conv3d.sh --bench-only. $OUT gets bench.json, anchors.json, side_by_side.json,
@@ -36,6 +37,13 @@ for t in tests/forward-*; do
 done
 for t in tests/update-* tests/varlen-* tests/states-*; do
   n=$(basename "${t%-*}"); timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1 > /tmp/f/memcheck-$n.log 2>&1; echo "memcheck $n exit $?: $(grep -E 'ERROR SUMMARY|test result' /tmp/f/memcheck-$n.log | tr '\n' ' ')"
+done
+# The backward's kernels (both layouts' fused paths, runs of tiles, packed batches, chunks, errors).
+for t in tests/backward-* tests/backward_varlen-* tests/backward_chunked-* tests/backward_errors-*; do
+  n=$(basename "${t%-*}")
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1 > /tmp/f/$tool-$n.log 2>&1; echo "$tool $n exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|test result' /tmp/f/$tool-$n.log | tr '\n' ' ')"
+  done
 done
 examples/causal_conv1d_verify_host 2>&1 | grep -E "mismatches|valid|time per|backend" | head -8
 examples/causal_conv1d --layout channel_last 2>&1 | grep -E "valid|time per" | head -3

@@ -56,6 +56,13 @@ if command -v compute-sanitizer >/dev/null; then
     for t in tests/fuzz-*; do
         step memcheck-fuzz env HIPCONV_FUZZ_ROUNDS=20 compute-sanitizer --tool memcheck --error-exitcode 9 "$t"
     done
+    # The backward's kernels: both layouts' fused paths, runs of tiles carrying their heads,
+    # packed batches, chunked sequences and rejected inputs.
+    for t in tests/backward-* tests/backward_varlen-* tests/backward_chunked-* tests/backward_errors-*; do
+        for tool in memcheck racecheck; do
+            step "$tool-$(basename "${t%-*}")" compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1
+        done
+    done
     # The forward kernels (Direct's streaming and tiled kernels, FusedGemm; vector and element
     # paths, small and large problems, rows ending inside vectors, both layouts, bias + SiLU).
     for t in tests/forward-*; do

@@ -6,7 +6,7 @@
 mod common;
 
 use common::backward::{self, check_dtype, run, Case, Inputs, Rows, With, DTYPES, LAYOUTS};
-use common::{devices, fresh_seed, Rng};
+use common::{devices, fresh_seed, gpu_device, Rng};
 use hipconv::conv1d::{reference, Activation, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
 use hipconv::{Device, Element};
@@ -85,12 +85,74 @@ fn every_dtype_layout_and_option_matches_the_reference() {
 }
 
 #[test]
+fn channel_first_runs_of_tiles_carry_their_heads() {
+    // backward_channel_first.hip walks a channel's (batch row, tile) units from the last, in
+    // one run per block where there are channels enough for two rounds of blocks (4100:
+    // the kernel writes dweight itself), else in several (2048 channels: two runs, the
+    // first starting inside a row, summed by the reduction). The head of dz comes from the
+    // later tile (carried), is zero past a row's end, or is recomputed where a run starts
+    // inside a row. GPU only: the host backend has no tiles, and these sizes are slow on it
+    // in debug builds.
+    let mut rng = Rng::new(fresh_seed("channel_first_runs_of_tiles_carry_their_heads"));
+    if let Some(device) = gpu_device("channel_first_runs_of_tiles_carry_their_heads") {
+        let shapes = [(Shape::new(3, 2048, 1100, 4), true), (Shape::new(2, 4100, 2100, 3), false)];
+        check_every_dtype_with_all(&device, Layout::ChannelFirst, &shapes, &mut rng);
+    }
+}
+
+/// Every dtype of each (shape, silu) in `layout` with every option (`With::ALL`).
+fn check_every_dtype_with_all(device: &Device, layout: Layout, shapes: &[(Shape, bool)], rng: &mut Rng) {
+    for &(shape, silu) in shapes {
+        for dtype in DTYPES {
+            let case = Case { rows: Rows::batch(shape), layout, silu, with: With::ALL };
+            check_dtype(dtype, device, &case, rng);
+        }
+    }
+}
+
+#[test]
+fn channel_last_tiles_cover_channel_groups_and_row_ends() {
+    // f16 runs backward_channel_last_tiled.hip: 128 channels per tile (partial last groups),
+    // rows of tiles ending inside a tile, initial and final states across tile edges; bf16
+    // and f32 run backward_channel_last.hip, element-wise where the channels do not fill
+    // its vectors.
+    let mut rng = Rng::new(fresh_seed("channel_last_tiles_cover_channel_groups_and_row_ends"));
+    for device in devices("channel_last_tiles_cover_channel_groups_and_row_ends") {
+        let shapes = [
+            (Shape::new(3, 200, 1000, 4), true),
+            (Shape::new(1, 136, 70, 2), true),
+            (Shape::new(2, 264, 130, 1), false),
+            (Shape::new(2, 64, 4100, 3), true),
+            (Shape::new(2, 130, 300, 4), false),
+        ];
+        check_every_dtype_with_all(&device, Layout::ChannelLast, &shapes, &mut rng);
+    }
+}
+
+#[test]
+fn channel_last_runs_of_tiles_carry_their_heads() {
+    // At model sizes a block of backward_channel_last_tiled.hip (f16) walks several tiles of
+    // one row from the latest, carrying each tile's first dz to the tile before, with the
+    // next tile's copies in flight; bf16 and f32 walk runs of times in
+    // backward_channel_last.hip. GPU only.
+    let mut rng = Rng::new(fresh_seed("channel_last_runs_of_tiles_carry_their_heads"));
+    if let Some(device) = gpu_device("channel_last_runs_of_tiles_carry_their_heads") {
+        check_every_dtype_with_all(&device, Layout::ChannelLast, &[(Shape::new(8, 4096, 1100, 4), true)], &mut rng);
+    }
+}
+
+#[test]
 fn backward_determinism_gives_bitwise_equal_gradients_across_runs() {
     let mut rng = Rng::new(fresh_seed("backward_determinism_gives_bitwise_equal_gradients_across_runs"));
     for device in devices("backward_determinism_gives_bitwise_equal_gradients_across_runs") {
         for layout in LAYOUTS {
-            // Several tiles of every kind; and a wide filter.
-            let cases = [(Shape::new(3, 130, 4100, 4), false), (Shape::new(2, 40, 1100, 9), true)];
+            // Several tiles of every kind (channel-last: element-wise, then 16-byte tiles); and
+            // a wide filter.
+            let cases = [
+                (Shape::new(3, 130, 4100, 4), false),
+                (Shape::new(2, 256, 1500, 4), false),
+                (Shape::new(2, 40, 1100, 9), true),
+            ];
             for (shape, native) in cases {
                 let case = Case { rows: Rows::batch(shape), layout, silu: true, with: With { native, ..With::ALL } };
                 assert_deterministic::<f16>(&device, &case, &mut rng);

@@ -4,13 +4,16 @@
  *
  * Paths (backward.hip picks one per call):
  *   channel_first  backward_channel_first.hip: contiguous channel-first, widths 1..4
- *   channel_last   backward_channel_last.hip:  channel-last (channels contiguous), widths 1..4
+ *   channel_last_tiled  backward_channel_last_tiled.hip: f16 channel-last, channels in
+ *                  16-byte vectors, widths 1..4 (tiles staged in shared memory)
+ *   channel_last   backward_channel_last.hip:  other channel-last cases, widths 1..4
  *   generic        backward_generic.hip: anything else (any width or strides, packed
  *                  batches): dz into the workspace, then dx and the partials from it
  * Each path leaves per-tile partials of dweight and dbias in the workspace,
  *   partials [tiles, dim, width+1] fp32   (entry width: the bias),
- * which backward.hip sums over the tiles in order (no atomics: deterministic); then it
- * runs the states pass for dinitial_states.
+ * which backward.hip sums over the tiles in order (no atomics: deterministic); a path that
+ * sums each channel whole in one block reports 0 tiles and writes dweight and dbias itself
+ * (store_parameter_gradient). Then backward.hip runs the states pass for dinitial_states.
  */
 #pragma once
 
@@ -59,6 +62,21 @@ __host__ __device__ inline int64_t partial_index(int64_t tile, int64_t dim, int6
     return (tile * dim + c) * (width + 1) + k;
 }
 
+// dweight[c, k] (k < width) or dbias[c] (k == width) from its final sum: fp32, or rounded
+// once to T, as the caller asked; nothing where the caller passed no buffer.
+template <typename T>
+__device__ inline void store_parameter_gradient(const hipconv_conv1d_backward_params &p, int64_t c, int k, float sum) {
+    const int width = p.conv.width;
+    void *out = k < width ? p.dweight : p.dbias;
+    if (out == nullptr) return;
+    const bool f32 = k < width ? p.dweight_f32 != 0 : p.dbias_f32 != 0;
+    const int64_t at = k < width ? c * width + k : c;
+    if (f32)
+        static_cast<float *>(out)[at] = sum;
+    else
+        static_cast<T *>(out)[at] = from_float<T>(sum);
+}
+
 // Per path: whether it runs these params, the tiles of partials it writes, and its launch.
 // (The fused paths assume 16-byte aligned tensors where the query passes null pointers.)
 template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_backward_params &p);
@@ -66,6 +84,12 @@ template <typename T> int64_t backward_channel_first_tiles(const hipconv_conv1d_
 template <typename T>
 hipconv_status_t launch_backward_channel_first(const hipconv_conv1d_backward_params &p, float *partials,
                                                hipStream_t stream);
+
+template <typename T> bool backward_channel_last_tiled_fits(const hipconv_conv1d_backward_params &p);
+template <typename T> int64_t backward_channel_last_tiled_tiles(const hipconv_conv1d_backward_params &p);
+template <typename T>
+hipconv_status_t launch_backward_channel_last_tiled(const hipconv_conv1d_backward_params &p, float *partials,
+                                                    hipStream_t stream);
 
 template <typename T> bool backward_channel_last_fits(const hipconv_conv1d_backward_params &p);
 template <typename T> int64_t backward_channel_last_tiles(const hipconv_conv1d_backward_params &p);

@@ -6,6 +6,7 @@
  *
  * conv1d_backward_reduce: dweight[c, k] = sum over tiles (in tile order) of
  *   partials[tile, c, k]; dbias[c] the same at k = width. fp32, or rounded once to T.
+ *   Not run where the path has no partials (0 tiles: it wrote the gradients itself).
  *   Launch: 256 threads, grid-stride over dim·(width+1), (c, k) fastest: the reads of
  *   one tile are contiguous.
  *
@@ -23,7 +24,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-enum class Path { kChannelFirst, kChannelLast, kGeneric };
+enum class Path { kChannelFirst, kChannelLastTiled, kChannelLast, kGeneric };
 
 struct Plan {
     Path path;
@@ -44,6 +45,9 @@ template <typename T> Plan plan(const hipconv_conv1d_backward_params &p) {
     if (backward_channel_first_fits<T>(p)) {
         r.path = Path::kChannelFirst;
         r.tiles = backward_channel_first_tiles<T>(p);
+    } else if (backward_channel_last_tiled_fits<T>(p)) {
+        r.path = Path::kChannelLastTiled;
+        r.tiles = backward_channel_last_tiled_tiles<T>(p);
     } else if (backward_channel_last_fits<T>(p)) {
         r.path = Path::kChannelLast;
         r.tiles = backward_channel_last_tiles<T>(p);
@@ -64,16 +68,7 @@ __global__ void __launch_bounds__(kThreads) conv1d_backward_reduce_kernel(hipcon
          i += (int64_t)gridDim.x * blockDim.x) {
         float sum = 0.f;
         for (int64_t tile = 0; tile < tiles; ++tile) sum += partials[tile * per_tile + i];
-        const int64_t c = i / (width + 1);
-        const int k = (int)(i % (width + 1));
-        void *out = k < width ? p.dweight : p.dbias;
-        const bool f32 = k < width ? p.dweight_f32 != 0 : p.dbias_f32 != 0;
-        const int64_t at = k < width ? c * width + k : c;
-        if (out == nullptr) continue;
-        if (f32)
-            static_cast<float *>(out)[at] = sum;
-        else
-            static_cast<T *>(out)[at] = from_float<T>(sum);
+        store_parameter_gradient<T>(p, i / (width + 1), (int)(i % (width + 1)), sum);
     }
 }
 
@@ -129,15 +124,20 @@ template <typename T> hipconv_status_t launch_conv1d_backward(const hipconv_conv
     float *partials = static_cast<float *>(p.workspace);
     switch (r.path) {
     case Path::kChannelFirst: HIPCONV_RETURN_IF_ERROR((hipError_t)launch_backward_channel_first<T>(p, partials, stream)); break;
+    case Path::kChannelLastTiled:
+        HIPCONV_RETURN_IF_ERROR((hipError_t)launch_backward_channel_last_tiled<T>(p, partials, stream));
+        break;
     case Path::kChannelLast: HIPCONV_RETURN_IF_ERROR((hipError_t)launch_backward_channel_last<T>(p, partials, stream)); break;
     case Path::kGeneric:
         HIPCONV_RETURN_IF_ERROR((hipError_t)launch_backward_generic<T>(p, partials, partials + r.partial_floats, stream));
         break;
     }
-    const int64_t per_tile = (int64_t)c.dim * (c.width + 1);
-    hipLaunchKernelGGL(conv1d_backward_reduce_kernel<T>, dim3(grid_blocks(ceil_div(per_tile, kThreads))),
-                       dim3(kThreads), 0, stream, p, partials, r.tiles);
-    HIPCONV_RETURN_IF_ERROR(hipGetLastError());
+    if (r.tiles > 0) {  // else the path wrote dweight and dbias itself
+        const int64_t per_tile = (int64_t)c.dim * (c.width + 1);
+        hipLaunchKernelGGL(conv1d_backward_reduce_kernel<T>, dim3(grid_blocks(ceil_div(per_tile, kThreads))),
+                           dim3(kThreads), 0, stream, p, partials, r.tiles);
+        HIPCONV_RETURN_IF_ERROR(hipGetLastError());
+    }
     if ((p.dinitial_states != nullptr && c.width > 1) || p.cu_seqlens != nullptr) {
         const int64_t rows = (p.cu_seqlens != nullptr ? p.n_seqs : c.batch) * (int64_t)c.dim;
         const int64_t total = rows * (c.width > 1 ? c.width - 1 : 1);

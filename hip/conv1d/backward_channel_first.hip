@@ -2,27 +2,30 @@
  * The backward's fused channel-first path (hipconv/conv1d.h, "backward"), widths 1..4:
  * x, dy, dx [batch, dim, seqlen] contiguous (time fastest), no packed batch.
  *
- * One block per tile of kThreads·N times of one row (b, c), N = kVectors·E (E = 16 /
- * sizeof(T)); thread i owns the N times t0 = tile·kThreads·N + i·N .. t0+N-1:
+ * Work: the units u = b·tiles_per_row + tile of a channel, a tile being kThreads·N times
+ * of one row; thread i owns the N = E times t0 = tile·kThreads·N + i·N .. t0+N-1 (one
+ * 16-byte vector: E = N = 16 / sizeof(T)). Block (c, piece) owns one of `pieces` equal
+ * runs of channel c's units (pieces = 1 at model sizes: the whole channel) and walks it
+ * from the last (later times first), the next unit's loads in flight while it computes
+ * the current one:
  *
- *   times     t0-(w-1) .. t0-1 | t0 .. t0+N-1       | t0+N .. t0+N+w-2
- *   x         left lane's tail | own 16-byte loads  | right lane's head
- *   dy                         | own 16-byte loads  | right lane's head
- *   dz                         | dy·act'(z), z recomputed over both
- *   dx                         | own (16-byte stores)
+ *   times   t0-(w-1) .. t0-1 | t0 .. t0+N-1            | t0+N .. t0+N+w-2
+ *   x       left lane's tail | own 16-byte loads       |
+ *   dy                       | own 16-byte loads       |
+ *   dz                       | dy·act'(z), z from x    | the right thread's head
+ *   dx                       | own (16-byte stores)    |
  *
- * The neighbours' words come by register exchange within the wave; the first and last
- * lanes load theirs (the row's first lane takes the initial states, or zeros). z is
- * recomputed for the w-1 times after the run (the halo), so a run of two vectors per
- * thread halves that overhead against one (measured on an H100). Rows whose start is not
- * 16-byte aligned (seqlen not a multiple of E) and the row's last vector use element
- * loads. Each thread adds its N times to dweight's and dbias's sums; the block sums them
- * (wave butterflies, then the waves in order) into partials[b·tiles_per_row + tile, c].
- * SiLU's flag is tested per time (activation_derivative(z, silu)), unlike the other
- * streaming kernels (activation.h): here the straight-line form took more registers and
- * measured slower (H100, (8,4096,2048,4), across calls: f16 187 against 163 us, 167 when
- * capped at 64 registers; f32 396 against 291).
- * Launch: kThreads threads, grid-stride over rows·tiles_per_row blocks.
+ * Every dz is computed once. The right thread's head comes by register exchange within
+ * the wave; across waves, and for the tile's last thread from the tile after it (done in
+ * the previous step), through shared memory (one barrier per tile, heads double-buffered
+ * by step parity). Where a run starts inside a row, the last thread recomputes the next
+ * tile's head. The left lane's tail of x comes by exchange too; lane 0 loads its own (the
+ * row's first lane takes the initial states, or zeros). Rows whose start is not 16-byte
+ * aligned (seqlen not a multiple of E) and the row's last vector use element loads.
+ * Taps, bias and the dweight/dbias sums stay in registers over the run; at its end the
+ * block sums them (wave butterflies, then the waves in order) into dweight and dbias
+ * where pieces = 1, else into partials[piece, c] for the reduction.
+ * Launch: kThreads threads, dim·pieces blocks, block = c·pieces + piece.
  */
 #include "backward.h"
 #include "packed.h"
@@ -34,11 +37,20 @@ namespace hipconv {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kVectors = 2;  // 16-byte vectors per thread, consecutive: E·kVectors times
 constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
+template <typename T> struct Tiling {
+    static constexpr int kE = Vec16<T>::kCount;  // elements of a 16-byte vector
+    // 16-byte vectors per thread: one (two measured 1-3% slower for f32 on an H100, and
+    // spill for 16-bit at this register budget).
+    static constexpr int kVectors = 1;
+    static constexpr int kN = kE * kVectors;  // times per thread
+    static constexpr int64_t kTile = (int64_t)kThreads * kN;
+    // Resident blocks asked of ptxas: 64 registers.
+    static constexpr int kBlocksPerSm = 8;
+};
 
-template <typename T> __host__ __device__ constexpr int64_t tile_times() {
-    return (int64_t)kThreads * kVectors * Vec16<T>::kCount;
+template <typename T> __host__ __device__ int64_t tiles_per_row(int64_t seqlen) {
+    return ceil_div(seqlen, Tiling<T>::kTile);
 }
 
 // E elements of a row from time t (zero at and past seqlen): one 16-byte load where the
@@ -65,60 +77,99 @@ __device__ inline void store_times(T *row, int64_t t, int64_t seqlen, bool align
         if (t + j < seqlen) row[t + j] = from_float<T>(v[j]);
 }
 
-template <typename T, int kWidth>
-__global__ void __launch_bounds__(kThreads) conv1d_backward_channel_first_kernel(hipconv_conv1d_backward_params p,
-                                                                                  int64_t tiles_per_row,
-                                                                                  float *partials) {
+// One unit's loads: this thread's x and dy vectors, and (lane 0 only) the vector of x
+// before them.
+template <typename T, int kVectors> struct UnitLoads {
+    uint4 x[kVectors], dy[kVectors], left;
+};
+
+template <typename T, int kVectors>
+__device__ inline UnitLoads<T, kVectors> load_unit(const T *x, const T *dy, int64_t t0, int64_t seqlen, bool aligned,
+                                                   bool first_lane) {
     constexpr int E = Vec16<T>::kCount;
+    UnitLoads<T, kVectors> u;
+#pragma unroll
+    for (int v = 0; v < kVectors; ++v) {
+        u.x[v] = load_times(x, t0 + v * E, seqlen, aligned);
+        u.dy[v] = load_times(dy, t0 + v * E, seqlen, aligned);
+    }
+    u.left = first_lane && t0 > 0 ? load_times(x, t0 - E, seqlen, aligned) : make_uint4(0, 0, 0, 0);
+    return u;
+}
+
+template <typename T, int kWidth, bool kSilu>
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
+    conv1d_backward_channel_first_kernel(hipconv_conv1d_backward_params p, int64_t row_tiles, int64_t pieces,
+                                         float *partials) {
+    using Tile = Tiling<T>;
+    constexpr int E = Tile::kE;
+    constexpr int V = Tile::kVectors;
+    constexpr int N = Tile::kN;
     constexpr int H = kWidth - 1;
+    constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kHistoryWords = (H * (int)sizeof(T) + 3) / 4;  // words of a vector holding H elements
-    constexpr int N = kVectors * E;                                 // times per thread
-    constexpr int kWindow = H + N + H;                             // x: times t0-H .. t0+N+H-1
-    constexpr int kDz = N + H;                                      // dz: times t0 .. t0+N+H-1
     static_assert(H <= E, "the halo must fit in one neighbouring vector");
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t seqlen = cp.seqlen;
+    const int64_t dim = cp.dim;
+    const int64_t units = cp.batch * row_tiles;  // per channel
+    const int64_t c = blockIdx.x / pieces;
+    const int64_t piece = blockIdx.x % pieces;
+    const int64_t per_piece = ceil_div(units, pieces);  // (the host makes every piece non-empty)
+    const int64_t begin = piece * per_piece;
+    const int64_t end = begin + per_piece < units ? begin + per_piece : units;
     const int lane = wave_lane();
-    const bool silu = cp.silu != 0;
+    const int wave = threadIdx.x / HIPCONV_WAVE_SIZE;
+    const bool last_thread = threadIdx.x == kThreads - 1;
+    __shared__ float dz_heads[2][kWaves][kHeads];  // [step parity][wave][m]: dz of a wave's first H times
     __shared__ float wave_sums[kWaves][kWidth + 1];
+    int parity = 0;
 
-    for (int64_t block = blockIdx.x; block < (int64_t)cp.batch * cp.dim * tiles_per_row; block += gridDim.x) {
-        // (32-bit divisions where the sizes fit: a 64-bit one is a long software sequence.)
-        const QuotientRemainder by_tile = divide(block, tiles_per_row);
-        const int64_t row = by_tile.quotient;  // b * dim + c
-        const int64_t tile = by_tile.remainder;
-        const QuotientRemainder by_channel = divide(row, cp.dim);
-        const int64_t c = by_channel.remainder;
-        const int64_t t0 = tile * tile_times<T>() + (int64_t)threadIdx.x * N;
+    // The walk's position: batch row b, tile; from unit end - 1 down to begin.
+    const QuotientRemainder by_row = divide(end - 1, row_tiles);
+    int64_t b = by_row.quotient, tile = by_row.remainder;
+    auto row_of = [&](int64_t bb) { return bb * dim + c; };
+    auto aligned_row = [&](int64_t row) { return (row * seqlen) % E == 0; };
+    auto t0_of = [&](int64_t tt) { return tt * Tile::kTile + (int64_t)threadIdx.x * N; };
+    auto load_at = [&](int64_t bb, int64_t tt) {
+        const int64_t row = row_of(bb);
+        return load_unit<T, V>(static_cast<const T *>(cp.x) + row * seqlen, static_cast<const T *>(p.dy) + row * seqlen,
+                               t0_of(tt), seqlen, aligned_row(row), lane == 0);
+    };
+    UnitLoads<T, V> next = load_at(b, tile);
+    float taps[kWidth], sums[kWidth + 1];
+    const T *w = static_cast<const T *>(cp.w) + c * kWidth;
+#pragma unroll
+    for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[k]);
+    const float bias_c = cp.bias != nullptr ? to_float(static_cast<const T *>(cp.bias)[c]) : 0.f;
+#pragma unroll
+    for (int k = 0; k <= kWidth; ++k) sums[k] = 0.f;
+    float carried[kHeads];  // the last thread's copy of the later tile's head (wave 0's)
+    bool have_carried = false;
+
+    for (int64_t g = end - 1; g >= begin; --g) {
+        const int64_t row = row_of(b);
+        const int64_t t0 = t0_of(tile);
+        const bool aligned = aligned_row(row);
         const T *x = static_cast<const T *>(cp.x) + row * seqlen;
         const T *dy = static_cast<const T *>(p.dy) + row * seqlen;
-        const bool aligned = (row * seqlen) % E == 0;
+        const UnitLoads<T, V> cur = next;
+        // The unit after this one in the walk: the tile before, or the previous row's last.
+        const int64_t next_tile = tile > 0 ? tile - 1 : row_tiles - 1;
+        const int64_t next_b = tile > 0 ? b : b - 1;
+        if (g > begin) next = load_at(next_b, next_tile);
 
-        uint4 xv[kVectors], dyv[kVectors];
-#pragma unroll
-        for (int v = 0; v < kVectors; ++v) {
-            xv[v] = load_times(x, t0 + v * E, seqlen, aligned);
-            dyv[v] = load_times(dy, t0 + v * E, seqlen, aligned);
-        }
-        // Neighbours: the left lane's last words of x, the right lane's first words of x, dy.
-        uint4 left = make_uint4(0, 0, 0, 0), right_x = left, right_dy = left;
+        // x at times t0-H .. t0+N-1: the left lane's last words, then this thread's.
+        uint4 left = cur.left;
         if (kWidth > 1) {
             const int from_left = (lane + HIPCONV_WAVE_SIZE - 1) % HIPCONV_WAVE_SIZE;
-            const int from_right = (lane + 1) % HIPCONV_WAVE_SIZE;
 #pragma unroll
             for (int q = 0; q < kHistoryWords; ++q) {
-                (&left.x)[4 - kHistoryWords + q] =
-                    wave_read_lane(word_of(xv[kVectors - 1], 4 - kHistoryWords + q), from_left);
-                (&right_x.x)[q] = wave_read_lane(word_of(xv[0], q), from_right);
-                (&right_dy.x)[q] = wave_read_lane(word_of(dyv[0], q), from_right);
-            }
-            if (lane == 0 && t0 > 0) left = load_times(x, t0 - E, seqlen, aligned);
-            if (lane == HIPCONV_WAVE_SIZE - 1) {
-                right_x = load_times(x, t0 + N, seqlen, aligned);
-                right_dy = load_times(dy, t0 + N, seqlen, aligned);
+                const uint32_t word = wave_read_lane(word_of(cur.x[V - 1], 4 - kHistoryWords + q), from_left);
+                if (lane != 0) (&left.x)[4 - kHistoryWords + q] = word;
             }
         }
-        float xw[kWindow];
+        float xw[H + N];
 #pragma unroll
         for (int m = 0; m < H; ++m) xw[m] = unpack<T>(left, E - H + m);
         if (t0 == 0) {  // the row's first times: the history is the initial states, or zeros
@@ -127,25 +178,58 @@ __global__ void __launch_bounds__(kThreads) conv1d_backward_channel_first_kernel
             for (int m = 0; m < H; ++m) xw[m] = initial != nullptr ? to_float(initial[row * H + m]) : 0.f;
         }
 #pragma unroll
-        for (int j = 0; j < N; ++j) xw[H + j] = unpack<T>(xv[j / E], j % E);
-#pragma unroll
-        for (int m = 0; m < H; ++m) xw[H + N + m] = unpack<T>(right_x, m);
+        for (int j = 0; j < N; ++j) xw[H + j] = unpack<T>(cur.x[j / E], j % E);
 
-        float taps[kWidth];
-        const T *w = static_cast<const T *>(cp.w) + c * kWidth;
+        // dz at this thread's times (dy is 0 past seqlen, so dz is too).
+        float dz[N + H];
 #pragma unroll
-        for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[k]);
-        const float bias_c = cp.bias != nullptr ? to_float(static_cast<const T *>(cp.bias)[c]) : 0.f;
-
-        float dz[kDz];
-#pragma unroll
-        for (int i = 0; i < kDz; ++i) {
+        for (int j = 0; j < N; ++j) {
             float z = bias_c;
 #pragma unroll
-            for (int k = 0; k < kWidth; ++k) z += taps[k] * xw[i + k];
-            const float g = i < N ? unpack<T>(dyv[i / E], i % E) : unpack<T>(right_dy, i - N);
-            dz[i] = g * activation_derivative(z, silu);
+            for (int k = 0; k < kWidth; ++k) z += taps[k] * xw[j + k];
+            dz[j] = unpack<T>(cur.dy[j / E], j % E) * activation_derivative<kSilu>(z);
         }
+
+        // dz at t0+N .. t0+N+H-1: the right thread's head.
+        if (H > 0) {
+            if (lane == 0) {
+#pragma unroll
+                for (int m = 0; m < H; ++m) dz_heads[parity][wave][m] = dz[m];
+            }
+            __syncthreads();
+            const int from_right = (lane + 1) % HIPCONV_WAVE_SIZE;
+#pragma unroll
+            for (int m = 0; m < H; ++m) dz[N + m] = __uint_as_float(wave_read_lane(__float_as_uint(dz[m]), from_right));
+            if (lane == HIPCONV_WAVE_SIZE - 1) {
+                if (!last_thread) {
+#pragma unroll
+                    for (int m = 0; m < H; ++m) dz[N + m] = dz_heads[parity][wave + 1][m];
+                } else if (have_carried) {
+#pragma unroll
+                    for (int m = 0; m < H; ++m) dz[N + m] = carried[m];
+                } else if (tile == row_tiles - 1) {  // past the row's end
+#pragma unroll
+                    for (int m = 0; m < H; ++m) dz[N + m] = 0.f;
+                } else {  // a run that starts inside a row: recompute the next tile's head
+                    const uint4 x_after = load_times(x, t0 + N, seqlen, aligned);
+                    const uint4 dy_after = load_times(dy, t0 + N, seqlen, aligned);
+#pragma unroll
+                    for (int m = 0; m < H; ++m) {
+                        float z = bias_c;
+#pragma unroll
+                        for (int k = 0; k < kWidth; ++k)
+                            z += taps[k] * (N + m + k < N + H ? xw[N + m + k] : unpack<T>(x_after, m + k - H));
+                        dz[N + m] = unpack<T>(dy_after, m) * activation_derivative<kSilu>(z);
+                    }
+                }
+                if (last_thread) {
+#pragma unroll
+                    for (int m = 0; m < H; ++m) carried[m] = dz_heads[parity][0][m];
+                }
+            }
+            parity ^= 1;
+        }
+        have_carried = tile > 0;  // the next unit is this row's previous tile
 
         float dx[N];
 #pragma unroll
@@ -164,42 +248,81 @@ __global__ void __launch_bounds__(kThreads) conv1d_backward_channel_first_kernel
             }
         }
 #pragma unroll
-        for (int v = 0; v < kVectors; ++v)
+        for (int v = 0; v < V; ++v)
             if (t0 + v * E < seqlen)
                 store_times(static_cast<T *>(p.dx) + row * seqlen, t0 + v * E, seqlen, aligned, dx + v * E);
 
-        // This thread's share of dweight and dbias (dz is 0 past seqlen), then the block's.
-        float sums[kWidth + 1];
+        // This thread's share of dweight and dbias.
 #pragma unroll
-        for (int k = 0; k <= kWidth; ++k) {
-            float s = 0.f;
+        for (int j = 0; j < N; ++j) {
 #pragma unroll
-            for (int j = 0; j < N; ++j) s += k < kWidth ? dz[j] * xw[j + k] : dz[j];
-            sums[k] = wave_sum(s);
+            for (int k = 0; k < kWidth; ++k) sums[k] += dz[j] * xw[j + k];
+            sums[kWidth] += dz[j];
         }
-        const int wave = threadIdx.x / HIPCONV_WAVE_SIZE;
-        if (lane == 0) {
-#pragma unroll
-            for (int k = 0; k <= kWidth; ++k) wave_sums[wave][k] = sums[k];
-        }
-        __syncthreads();
-        if (threadIdx.x <= kWidth) {
-            float s = 0.f;
-            for (int v = 0; v < kWaves; ++v) s += wave_sums[v][threadIdx.x];
-            const int64_t b = by_channel.quotient;
-            partials[partial_index(b * tiles_per_row + tile, cp.dim, c, kWidth, threadIdx.x)] = s;
-        }
-        __syncthreads();
+
+        tile = next_tile;
+        b = next_b;
     }
+
+    // This block's piece of the channel's sums: wave butterflies, then the waves in order;
+    // the gradient itself where the block owns the whole channel.
+#pragma unroll
+    for (int k = 0; k <= kWidth; ++k) sums[k] = wave_sum(sums[k]);
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k <= kWidth; ++k) wave_sums[wave][k] = sums[k];
+    }
+    __syncthreads();
+    if (threadIdx.x <= kWidth) {
+        float sum = 0.f;
+        for (int v = 0; v < kWaves; ++v) sum += wave_sums[v][threadIdx.x];
+        if (pieces == 1)
+            store_parameter_gradient<T>(p, c, threadIdx.x, sum);
+        else
+            partials[partial_index(piece, dim, c, kWidth, threadIdx.x)] = sum;
+    }
+}
+
+// The resident blocks of the width-4 kernel with SiLU; the runtime is asked once per device.
+std::atomic<int64_t> resident_cache[3][kMaxCachedDevices];
+constexpr int64_t kFallbackResident = 132 * 8;  // where the runtime cannot say
+
+template <typename T> int64_t resident() {
+    std::atomic<int64_t>(&cache)[kMaxCachedDevices] =
+        resident_cache[sizeof(T) == 4 ? 2 : std::is_same<T, __half>::value ? 0 : 1];
+    int64_t blocks = 0;
+    if (resident_blocks(conv1d_backward_channel_first_kernel<T, 4, true>, kThreads, cache, &blocks) != hipSuccess ||
+        blocks < 1)
+        return kFallbackResident;
+    return blocks;
+}
+
+struct Walk {
+    int64_t row_tiles;
+    int64_t pieces;  // blocks per channel: dim · pieces blocks, and partial slots per channel
+};
+
+// Pieces per channel: one where there are channels enough for two rounds of resident
+// blocks (a block walks its channel whole and writes the gradient itself); else the
+// fewest that make two rounds, all non-empty. The blocks stay aligned to channels:
+// grids that split channels unevenly measured 6-8% slower on an H100.
+template <typename T> Walk plan_walk(const hipconv_conv1d_params &c) {
+    const int64_t row_tiles = tiles_per_row<T>(c.seqlen);
+    const int64_t units = c.batch * row_tiles;
+    const int64_t wanted = ceil_div(2 * resident<T>(), c.dim);
+    const int64_t per_piece = ceil_div(units, wanted < units ? wanted : units);
+    return {row_tiles, ceil_div(units, per_piece)};
 }
 
 template <typename T, int kWidth>
 hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
-    const int64_t tiles_per_row = backward_channel_first_tiles<T>(p) / p.conv.batch;
-    const int64_t blocks = (int64_t)p.conv.batch * p.conv.dim * tiles_per_row;
-    hipLaunchKernelGGL((conv1d_backward_channel_first_kernel<T, kWidth>), dim3(grid_blocks(blocks)), dim3(kThreads), 0,
-                       stream, p, tiles_per_row, partials);
-    return last_launch_status();
+    const Walk walk = plan_walk<T>(p.conv);
+    return with_silu(p.conv.silu != 0, [&](auto silu) {
+        hipLaunchKernelGGL((conv1d_backward_channel_first_kernel<T, kWidth, decltype(silu)::value>),
+                           dim3((unsigned)(p.conv.dim * walk.pieces)), dim3(kThreads), 0, stream, p, walk.row_tiles,
+                           walk.pieces, partials);
+        return last_launch_status();
+    });
 }
 
 bool aligned16(const void *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
@@ -214,7 +337,8 @@ template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_back
 }
 
 template <typename T> int64_t backward_channel_first_tiles(const hipconv_conv1d_backward_params &p) {
-    return p.conv.batch * ceil_div(p.conv.seqlen, tile_times<T>());
+    const int64_t pieces = plan_walk<T>(p.conv).pieces;
+    return pieces == 1 ? 0 : pieces;  // 0: no partials, the kernel writes the gradients
 }
 
 template <typename T>
