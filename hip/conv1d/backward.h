@@ -77,6 +77,9 @@ __device__ inline void store_parameter_gradient(const hipconv_conv1d_backward_pa
         static_cast<T *>(out)[at] = from_float<T>(sum);
 }
 
+// Whether a pointer is 16-byte aligned (the fused paths' vector accesses).
+inline bool aligned16(const void *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
+
 // Per path: whether it runs these params, the tiles of partials it writes, and its launch.
 // (The fused paths assume 16-byte aligned tensors where the query passes null pointers.)
 template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_backward_params &p);

@@ -325,8 +325,6 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     });
 }
 
-bool aligned16(const void *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
-
 }  // namespace
 
 template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_backward_params &p) {

@@ -243,7 +243,7 @@ int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
     return best;
 }
 
-std::atomic<int64_t> resident_cache[3][kMaxCachedDevices];
+std::atomic<int64_t> resident_cache[kMaxCachedDevices];  // f16's, the one dtype compiled
 
 template <typename T> int64_t resident(std::atomic<int64_t> (&cache)[kMaxCachedDevices]) {
     int64_t blocks = 0;
@@ -253,8 +253,6 @@ template <typename T> int64_t resident(std::atomic<int64_t> (&cache)[kMaxCachedD
     return blocks;
 }
 
-template <typename T> int cache_slot() { return sizeof(T) == 4 ? 2 : std::is_same<T, __half>::value ? 0 : 1; }
-
 struct Runs {
     int64_t runs;
     int64_t run_tiles;
@@ -263,7 +261,7 @@ struct Runs {
 template <typename T> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
     const int64_t row_tiles = ceil_div(p.conv.seqlen, TileShape<T>::kTimes);
     const int64_t streams = p.conv.batch * ceil_div(p.conv.dim, kThreads);
-    const int64_t runs = runs_per_row(streams, row_tiles, resident<T>(resident_cache[cache_slot<T>()]));
+    const int64_t runs = runs_per_row(streams, row_tiles, resident<T>(resident_cache));
     const int64_t run_tiles = ceil_div(row_tiles, runs);
     return {ceil_div(row_tiles, run_tiles), run_tiles};
 }
@@ -278,8 +276,6 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
         return last_launch_status();
     });
 }
-
-bool aligned16(const void *ptr) { return (reinterpret_cast<uintptr_t>(ptr) & 15) == 0; }
 
 }  // namespace
 
