@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # conv3d on the accelerator machine in one device call (copied to dist/conv3d.sh by
 # scripts/gpu-dist.sh; from the repository root, dist/ and .anchors/ carried):
-#     bash dist/conv3d.sh [--no-bench] [--no-sanitizer] [--bench-only]
+#     bash dist/conv3d.sh [--no-bench] [--no-sanitizer] [--bench-only] [--auto-only]
 # The conv3d tests with the GPU required, compute-sanitizer memcheck and racecheck over them
 # (the >2^31-element test excepted: minutes under the sanitizer; racecheck over one case per
 # kernel path), the example with and
@@ -11,9 +11,12 @@
 set -uo pipefail
 root=$PWD
 OUT=${OUT:-/tmp/hipconv-conv3d}
-bench=1 sanitizer=1 tests=1
+bench=1 sanitizer=1 tests=1 bench_args=
 for arg in "$@"; do
-  case $arg in --no-bench) bench=0 ;; --no-sanitizer) sanitizer=0 ;; --bench-only) tests=0 sanitizer=0 ;; esac
+  case $arg in
+    --no-bench) bench=0 ;; --no-sanitizer) sanitizer=0 ;; --bench-only) tests=0 sanitizer=0 ;;
+    --auto-only) bench_args=--auto-only ;;  # the bench's Auto row per case only (minutes shorter)
+  esac
 done
 mkdir -p "$OUT" /tmp/c3
 export HIPCONV_REQUIRE_GPU=1
@@ -43,7 +46,7 @@ fi
 [ $tests = 1 ] && examples/conv3d --padding 1 2>&1 | grep -E "^==|valid|time per" | head -20
 [ $tests = 1 ] && examples/conv3d --layout ndhwc --dtype bf16 --cin 32 --cout 48 --depth 5 --height 33 --width 47 --padding causal 2>&1 | grep -E "^==|valid|time per" | head -20
 if [ $bench = 1 ]; then
-  examples/bench --family conv3d --json /tmp/c3/bench.json > /tmp/c3/bench.log 2>&1; echo "bench exit $?"
+  examples/bench --family conv3d $bench_args --json /tmp/c3/bench.json > /tmp/c3/bench.log 2>&1; echo "bench exit $?"
   cat /tmp/c3/bench.log
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["rows"]=d.pop("conv3d_rows"); json.dump(d, open(sys.argv[2],"w"), indent=1)' /tmp/c3/bench.json "$OUT/conv3d_bench.json"
   cd "$root"

@@ -470,6 +470,10 @@ __global__ void __launch_bounds__(kIgThreads, sizeof(T) == 2 && kVector ? 2 : 1)
 // A thread walks its half's k = kt*BK + (q/2)*BK/2 incrementally: ci += BK per k-tile and,
 // when it passes cin_g, the tap (kd, kh, kw) advances by host-computed offset steps (no
 // division, no table). Per row and k-tile: one bounds check of (id, ih, iw), one pointer.
+// The copies of k-tile kt + kFastStages - 1 are issued in pieces between k-tile kt's MMA
+// steps (A row s at step s, the B rows at the last): an LDGSTS reads its address registers
+// late, so issuing them back to back made each next address wait on the scoreboard (ncu:
+// 17% of the stall samples at the VAE 96-channel row); spread out, that wait is hidden.
 constexpr int kFastTileBytes = 128;
 constexpr int kFastRowBytes = kFastTileBytes + 16;  // 144
 constexpr int kFastStages = 4;
@@ -600,34 +604,41 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             }
         };
         settle();
-        // The k-tile at the walk's position into `stage`; then the walk moves on by one k-tile.
-        auto load_tile = [&](T *stage) {
-            const bool live = kd < p.kernel[0];
-#pragma unroll
-            for (int i = 0; i < Cfg::kARows; ++i) {
-                const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
-                const T *src = nullptr;
-                if (live && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
-                    if (id >= 0) src = x + (abase[i] + xoff);
-                    else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
-                }
-                T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
-                async_copy16(dst, src, x);
-                async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+        // The k-tile at the walk's position into `stage`, in pieces: A row i (i < kARows), then
+        // the B rows; then the walk moves on by one k-tile (next_tile).
+        auto load_a_row = [&](T *stage, int i) {
+            const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
+            const T *src = nullptr;
+            if (kd < p.kernel[0] && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
+                if (id >= 0) src = x + (abase[i] + xoff);
+                else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
             }
+            T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
+            async_copy16(dst, src, x);
+            async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
+        };
+        auto load_b_rows = [&](T *stage) {
 #pragma unroll
             for (int j = 0; j < Cfg::kBRows; ++j) {
                 if (BN % kFastRowsPerPass == 0 || row0 + j * kFastRowsPerPass < BN) {
-                    const T *src = live && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
+                    const T *src = kd < p.kernel[0] && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
                     T *dst = stage + (kFastBM + row0 + j * kFastRowsPerPass) * kLds + col;
                     async_copy16(dst, src, x);
                     async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
                 }
             }
+        };
+        auto next_tile = [&]() {
             ci += kBK;
             xoff += kBK;
             woff += kBK;
             settle();
+        };
+        auto load_tile = [&](T *stage) {
+#pragma unroll
+            for (int i = 0; i < Cfg::kARows; ++i) load_a_row(stage, i);
+            load_b_rows(stage);
+            next_tile();
         };
 
         mc::Acc acc[Cfg::kFragsM][Cfg::kFragsN];
@@ -641,28 +652,43 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             if (s < kt_count) load_tile(stages + s * Cfg::kStageElems);
             copy_commit();
         }
+        // Per k-tile: its MMA steps, with the copies of the k-tile kFastStages - 1 ahead issued
+        // between them (a piece per step), so that the copies' address registers are free again
+        // by the time the next piece needs them (an LDGSTS reads them late: rewriting them at
+        // once waits on the scoreboard) and the copy issue overlaps the tensor cores.
+        constexpr int kSteps = kBK / mc::kStep;
+        constexpr int kRowsPerStep = (Cfg::kARows + kSteps - 1) / kSteps;
         int read_stage = 0, write_stage = kFastStages - 1;
         for (int kt = 0; kt < kt_count; ++kt) {
             copy_wait<kFastStages - 2>();
             __syncthreads();  // tile kt landed for all; the stage tile kt-1 used is free
-            if (kt + kFastStages - 1 < kt_count) load_tile(stages + write_stage * Cfg::kStageElems);
-            copy_commit();
+            const bool issue = kt + kFastStages - 1 < kt_count;
+            T *const write = stages + write_stage * Cfg::kStageElems;
             const T *stage = stages + read_stage * Cfg::kStageElems;
             const T *as = stage + wave_m * kLds;
             const T *bs = stage + (kFastBM + wave_n) * kLds;
 #pragma unroll
-            for (int kk = 0; kk < kBK; kk += mc::kStep) {
+            for (int step = 0; step < kSteps; ++step) {
+                const int kk = step * mc::kStep;
                 mc::FragA<T> fa[Cfg::kFragsM];
                 mc::FragB<T> fb[Cfg::kFragsN];
 #pragma unroll
                 for (int i = 0; i < Cfg::kFragsM; ++i) mc::load_a(fa[i], as + i * mc::kStep * kLds + kk, kLds);
 #pragma unroll
                 for (int j = 0; j < Cfg::kFragsN; ++j) mc::load_b(fb[j], bs + j * mc::kStep * kLds + kk, kLds);
+                if (issue) {
+#pragma unroll
+                    for (int r = 0; r < kRowsPerStep; ++r)
+                        if (step * kRowsPerStep + r < Cfg::kARows) load_a_row(write, step * kRowsPerStep + r);
+                    if (step == kSteps - 1) load_b_rows(write);
+                }
 #pragma unroll
                 for (int i = 0; i < Cfg::kFragsM; ++i)
 #pragma unroll
                     for (int j = 0; j < Cfg::kFragsN; ++j) mc::mma(acc[i][j], fa[i], fb[j]);
             }
+            if (issue) next_tile();
+            copy_commit();
             read_stage = read_stage == kFastStages - 1 ? 0 : read_stage + 1;
             write_stage = write_stage == kFastStages - 1 ? 0 : write_stage + 1;
         }

@@ -8,8 +8,11 @@
  *     16 bytes' worth of channels j..j+7 (f32: 4); the lanes of a wave take consecutive i,
  *     so each read c[j' * ld + i] of the run hits consecutive banks, and the run is one
  *     16-byte store where y allows (OutputView::vector), element stores otherwise.
- *   otherwise (NCDHW and any other strides): consecutive threads along i, one element each:
- *     conflict-free reads, and stores along ow (contiguous in NCDHW).
+ *   otherwise (NCDHW and any other strides): a thread takes a run of 16 bytes' worth of
+ *     positions i0..i0+7 (f32: 4) of one channel, consecutive threads on consecutive runs;
+ *     the run is one 16-byte store along ow where it lies in one output row of a y with w
+ *     stride 1 and is aligned (OutputView::vector_rows, checked per run), element stores
+ *     otherwise.
  * The y offset of each row's position is computed once per tile into `rows` (shared).
  */
 #pragma once
@@ -33,6 +36,7 @@ struct OutputView {
     int32_t silu;
     int32_t channel_last;  // y_stride[1] == 1
     int32_t vector;        // channel-last runs of 16 bytes are one aligned store
+    int32_t vector_rows;   // otherwise: y is 16-byte aligned with w stride 1 (runs along ow)
 };
 
 template <typename T> inline OutputView output_view(const hipconv_conv3d_params &p) {
@@ -48,6 +52,7 @@ template <typename T> inline OutputView output_view(const hipconv_conv3d_params 
     o.vector = o.channel_last && (reinterpret_cast<uintptr_t>(p.y) & 15) == 0 && p.y_stride[0] % kVec == 0 &&
                p.y_stride[2] % kVec == 0 && p.y_stride[3] % kVec == 0 && p.y_stride[4] % kVec == 0 &&
                (p.groups == 1 || cout_g % kVec == 0);
+    o.vector_rows = !o.channel_last && (reinterpret_cast<uintptr_t>(p.y) & 15) == 0 && p.y_stride[4] == 1;
     return o;
 }
 
@@ -55,6 +60,20 @@ template <typename T> __device__ inline uint32_t element_bits(T v) {
     element_bits_t<T> bits;
     memcpy(&bits, &v, sizeof(T));
     return (uint32_t)bits;
+}
+
+// v rounded to T, as one 16-byte store at dst (16-byte aligned; 16 / sizeof(T) values).
+template <typename T> __device__ inline void store16_rounded(T *dst, const float (&v)[16 / sizeof(T)]) {
+    uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        if constexpr (sizeof(T) == 2) {
+            w[q] = element_bits(from_float<T>(v[2 * q])) | element_bits(from_float<T>(v[2 * q + 1])) << 16;
+        } else {
+            w[q] = __float_as_uint(v[q]);
+        }
+    }
+    *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // Writes the tile (rows x cols of it valid, rows <= bm, cols <= bn; co0 a multiple of 8 where
@@ -90,16 +109,7 @@ __device__ inline void write_output_tile(const OutputView &o, const float *c, in
                 v[e] = activate_fast(s, o.silu != 0);
             }
             if (o.vector && j0 + kVec <= cols) {
-                uint32_t w[4];
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    if constexpr (sizeof(T) == 2) {
-                        w[q] = element_bits(from_float<T>(v[2 * q])) | element_bits(from_float<T>(v[2 * q + 1])) << 16;
-                    } else {
-                        w[q] = __float_as_uint(v[q]);
-                    }
-                }
-                *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+                store16_rounded<T>(dst, v);
             } else {
 #pragma unroll
                 for (int e = 0; e < kVec; ++e)
@@ -107,12 +117,28 @@ __device__ inline void write_output_tile(const OutputView &o, const float *c, in
             }
         }
     } else {
-        for (int item = threadIdx.x; item < bm * cols; item += kThreads) {
-            const int i = item % bm, j = item / bm;
-            if (i >= rows) continue;
-            float s = c[j * ld + i];
-            if (bias != nullptr) s += to_float(bias[co0 + j]);
-            y[rows_smem[i] + (int64_t)(co0 + j) * o.stride[1]] = from_float<T>(activate_fast(s, o.silu != 0));
+        // Runs of kVec positions (i0 .. i0 + kVec - 1) of one channel: one 16-byte store where
+        // the run lies in one output row of a w-contiguous y and is aligned, else elements.
+        const int runs = (bm + kVec - 1) / kVec;
+        for (int item = threadIdx.x; item < runs * cols; item += kThreads) {
+            const int i0 = (item % runs) * kVec, j = item / runs;
+            if (i0 >= rows) continue;
+            const float b = bias != nullptr ? to_float(bias[co0 + j]) : 0.f;
+            const int64_t channel = (int64_t)(co0 + j) * o.stride[1];
+            float v[kVec];
+#pragma unroll
+            for (int e = 0; e < kVec; ++e)  // past rows: computed, never stored
+                v[e] = activate_fast(c[j * ld + min(i0 + e, bm - 1)] + b, o.silu != 0);
+            const int64_t first = rows_smem[i0] + channel;
+            bool whole = o.vector_rows && i0 + kVec <= rows && first % kVec == 0;
+            if (whole) whole = divide(m0 + i0, o.out[2]).remainder + kVec <= o.out[2];
+            if (whole) {
+                store16_rounded<T>(y + first, v);
+            } else {
+#pragma unroll
+                for (int e = 0; e < kVec; ++e)
+                    if (i0 + e < rows) y[rows_smem[i0 + e] + channel] = from_float<T>(v[e]);
+            }
         }
     }
     __syncthreads();
