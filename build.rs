@@ -151,7 +151,15 @@ fn build_cuda(nvcc: &Path, sources: &[&PathBuf]) {
     build.debug(false);
     for arch in arch_list("HIPCONV_CUDA_ARCHS", DEFAULT_CUDA_ARCHS) {
         let sm = arch.trim_start_matches("sm_").trim_start_matches("compute_");
-        build.flag("-gencode").flag(format!("arch=compute_{sm},code=[sm_{sm},compute_{sm}]"));
+        if sm.trim_end_matches('a') == "90" {
+            // Hopper: sm_90a machine code (wgmma: the conv3d implicit GEMM) and compute_90
+            // PTX for newer GPUs, where the wgmma kernel compiles empty and is never chosen.
+            build.flag("-gencode").flag("arch=compute_90a,code=sm_90a");
+            build.flag("-gencode").flag("arch=compute_90,code=compute_90");
+            build.define("HIPCONV_SM90A_SASS", None);
+        } else {
+            build.flag("-gencode").flag(format!("arch=compute_{sm},code=[sm_{sm},compute_{sm}]"));
+        }
     }
     build.compile("hipconv_kernels");
     // nvcc lives in <cuda root>/bin; cudart_static in <cuda root>/lib or lib64.

@@ -9,6 +9,9 @@
 #      im3col_gemm tiled_gemm_kernel<T, GroupOutput<T>> (hip/conv3d/im3col_gemm.hip: conv3d
 #                                                      Im3colGemm's GEMM)
 #      implicit_gemm conv3d_implicit_gemm_kernel<T, ...> (hip/conv3d/implicit_gemm.hip)
+#    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
+#      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN> (hip/conv3d/implicit_gemm_sm90.hip)
+#    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
 #    A kernel is named by a substring of its mangled name and, where one template serves
 #    several objects (tiled_gemm_kernel), a second substring (the epilogue's type).
 #    One line per (target, object, dtype) with the count and kinds of matrix instructions in
@@ -70,6 +73,8 @@ matrix_dtypes=(f16 bf16 f32)
 # The same check for kernels compiled for f16/bf16 only (the Toeplitz conv1d kernels).
 matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_channel_first_kernel"
                       "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel")
+# The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
+hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)
 streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last
            direct_toeplitz_channel_first direct_toeplitz_channel_last update)
@@ -221,12 +226,21 @@ library_beside() {
     [ -z "$libs" ] || realpath "$(ls -t $libs | sed -n 1p)"
 }
 
+# The SASS of FILE for target SM: sm_SM, or sm_SMa where the build made the
+# architecture-specific variant instead (build.rs: 90 -> sm_90a).
+cuda_sass() {  # cuda_sass SM FILE
+    local code
+    code=$(cuobjdump -sass -arch "sm_$1" "$2" 2>/dev/null || true)
+    grep -q 'Function : ' <<<"$code" || code=$(cuobjdump -sass -arch "sm_$1a" "$2" 2>/dev/null || true)
+    printf '%s\n' "$code"
+}
+
 # SASS on stdin -> "MANGLED_KERNEL INSTRUCTION" lines for by_dtype: the kernels whose name
 # holds KERNEL and FILTER, and their HMMA/HGMMA instructions.
 cuda_matrix_lines() {  # cuda_matrix_lines KERNEL FILTER
     awk -v k="$1" -v x="$2" '/Function : / { name = $NF; f = index(name, k) > 0 && (x == "" || index(name, x) > 0)
                                              if (f) print name, "-"; next }
-                             f && match($0, /(HMMA|HGMMA)[.A-Z0-9]*/) { print name, substr($0, RSTART, RLENGTH) }' |
+                             f && match($0, /(HMMA|HGMMA)[.A-Z0-9x]*/) { print name, substr($0, RSTART, RLENGTH) }' |
         by_dtype
 }
 
@@ -244,7 +258,7 @@ check_cuda_streaming() {  # check_cuda_streaming SM NAME   (uses $sass, the SASS
                 return
             }
         fi
-        [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+        [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuda_sass "$sm" "$library")
         code=$(awk -v k="conv1d_$name" '/Function : /{f = index($0, k) > 0} f' <<<"${library_sass[$sm]}")
         from=" (from $library: not linked into $(basename "$artifact"))"
     fi
@@ -303,7 +317,7 @@ cuda)
     declare -A library_sass=()
     for arch in ${archs//;/ }; do
         sm=${arch#sm_}
-        sass=$(cuobjdump -sass -arch "sm_$sm" "$artifact")
+        sass=$(cuda_sass "$sm" "$artifact")
         for entry in "${matrix_kernels[@]}"; do
             read -r object kernel filter <<<"$entry"
             lines=$(cuda_matrix_lines "$kernel" "${filter:-}" <<<"$sass")
@@ -317,7 +331,7 @@ cuda)
                         continue
                     }
                 fi
-                [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+                [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuda_sass "$sm" "$library")
                 lines=$(cuda_matrix_lines "$kernel" "${filter:-}" <<<"${library_sass[$sm]}")
                 from=" (from the kernel library)"
             fi
@@ -330,10 +344,33 @@ cuda)
                 echo "cuda sm_$sm $object: NOT CHECKED: no kernel library beside $artifact"
                 continue
             fi
-            [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuobjdump -sass -arch "sm_$sm" "$library")
+            [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuda_sass "$sm" "$library")
             report cuda "sm_$sm" "$object (from the kernel library)" \
                 "$(cuda_matrix_lines "$kernel" "" <<<"${library_sass[$sm]}")" f16 bf16
         done
+        if [ "${sm%%[!0-9]*}" -ge 90 ]; then
+            for entry in "${hopper_kernels_16bit[@]}"; do
+                read -r object kernel <<<"$entry"
+                lines=$(cuda_matrix_lines "$kernel" "" <<<"$sass")
+                from=""
+                if [ -z "$lines" ]; then
+                    [ -n "${library:-}" ] || library=$(library_beside)
+                    if [ -z "$library" ]; then
+                        echo "cuda sm_$sm $object: NOT CHECKED: no kernel library beside $artifact"
+                        continue
+                    fi
+                    [ -n "${library_sass[$sm]:-}" ] || library_sass[$sm]=$(cuda_sass "$sm" "$library")
+                    lines=$(cuda_matrix_lines "$kernel" "" <<<"${library_sass[$sm]}")
+                    from=" (from the kernel library)"
+                fi
+                # wgmma or nothing: HMMA alone would mean the kernel was not built for sm_90a.
+                if grep -q HMMA <<<"$lines"; then
+                    echo "cuda sm_$sm $object: HMMA where only HGMMA belongs: $lines"
+                    fail_matrix=1
+                fi
+                report cuda "sm_$sm" "$object$from" "$lines" f16 bf16
+            done
+        fi
         if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
             for name in "${streaming[@]}"; do
                 check_cuda_streaming "$sm" "$name"

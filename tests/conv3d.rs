@@ -55,6 +55,11 @@ fn cases() -> Vec<(Shape, bool)> {
             false,
         ),
         (Shape::new(1, 32, 136, [3, 4, 5], [1, 3, 3]).padding(sym([0, 1, 1])), true),
+        // The widest co tile (128; on Hopper the wgmma kernel's m64n128) over m = 270
+        // output positions (a partial last m tile) with causal frames.
+        (Shape::new(1, 32, 128, [3, 6, 15], [3, 3, 3]).padding(Padding::Causal), true),
+        // cout 184: on Hopper the wgmma kernel's co tile of 192 (8 columns of padding).
+        (Shape::new(1, 32, 184, [2, 5, 9], [3, 3, 3]).padding(sym([1, 1, 1])), false),
     ]
 }
 
@@ -303,8 +308,9 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // One small case per kernel path, so that compute-sanitizer's racecheck (which slows
     // shared-memory kernels by orders of magnitude) covers them all in seconds: Tiled's
     // direct path (few taps) and shared-memory path, ImplicitGemm's tap-run path (cin_g a
-    // multiple of 32), 16-byte path and element path, the explicit pipeline, Depthwise's
-    // channel-last and channel-first paths, causal frames, groups.
+    // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
+    // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths,
+    // causal frames, groups.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
     let sym = Padding::Symmetric([1, 1, 1]);
     let cases = [
@@ -314,6 +320,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
+        Shape::new(1, 32, 184, [2, 3, 9], [3, 3, 3]).padding(sym),
     ];
     for device in devices("every_kernel_path_once_for_the_sanitizers") {
         for s in cases {

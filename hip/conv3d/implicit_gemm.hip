@@ -46,7 +46,10 @@
  * output_tile.h (bias, SiLU, y through y_stride; 16-byte stores along channels for NDHWC).
  *
  * NVIDIA, vector loads with cin_g a multiple of 32 elements (16 f32): the tap-run kernel
- * below (conv3d_implicit_gemm_fast_kernel: 256 x BN tiles, k-tiles of 128 bytes, no table).
+ * below (conv3d_implicit_gemm_fast_kernel: 256 x BN tiles, k-tiles of 128 bytes, no table);
+ * f16/bf16 with cin_g a multiple of 32 on a compute capability 9.0 device with sm_90a code
+ * in the build: its wgmma twin in implicit_gemm_sm90.hip (co tiles up to 192) instead.
+ * What the kernels share (IgGeometry, RowInfo, TapWalk, ...) is in implicit_gemm.h.
  *
  * Launch: 256 threads, dynamic shared memory IgConfig::kSharedBytes (opted in past 48 KB on
  * NVIDIA); 1-D grid-stride loop over ceil(m/128) * groups * ceil(cout_g/BN) tiles, co tiles
@@ -59,6 +62,7 @@
 #include "element.h"
 #include "geometry.h"
 #include "hipconv/conv3d.h"
+#include "implicit_gemm.h"
 #include "launch.h"
 #include "matrix_core.h"
 #include "output_tile.h"
@@ -66,7 +70,6 @@
 namespace hipconv {
 namespace conv3d {
 
-constexpr int kIgThreads = 256;
 constexpr int kIgBlockM = 128;
 constexpr int kIgWaves = kIgThreads / mc::kWaveSize;  // 8 NVIDIA, 4 AMD
 constexpr int kIgWavesN = 2;
@@ -109,18 +112,6 @@ template <typename T, int BN> struct IgConfig {
     static_assert(BN % kBRowsPerPass == 0, "B element passes");
 };
 
-// Host-computed sizes of one launch.
-struct IgGeometry {
-    int32_t m;
-    int32_t cin_g;
-    int32_t cout_g;
-    int32_t k_g;
-    int32_t k_tiles;
-    int32_t ci_inner;  // k order (kd, kh, kw, ci); else (ci, kd, kh, kw)
-    int64_t n_tiles;
-    int64_t tiles;
-};
-
 // One k of a k-tile: its tap's displacements, channel, and offsets in x (from a row's base)
 // and in w (from an output channel's row). ci < 0: past k_g (reads zero).
 struct TapEntry {
@@ -160,24 +151,6 @@ __device__ inline void fill_entry(TapEntry &e, int k, const hipconv_conv3d_param
     e.woff = ci * p.w_stride[1] + kd * p.w_stride[2] + kh * p.w_stride[3] + kw * p.w_stride[4];
 }
 
-// An output position's first tap (n < 0: past m, reads zero).
-struct RowInfo {
-    int64_t base;  // x offset of (n, g*cin_g, id0, ih0, iw0)
-    int32_t n, id0, ih0, iw0;
-};
-
-__device__ inline RowInfo row_info(const hipconv_conv3d_params &p, const IgGeometry &geo, int64_t m, int g) {
-    RowInfo r{0, -1, 0, 0, 0};
-    if (m >= geo.m) return r;
-    const OutputPosition o = output_position(p, m);
-    r.n = o.n;
-    r.id0 = o.od * p.stride[0] - p.pad[0];
-    r.ih0 = o.oh * p.stride[1] - p.pad[1];
-    r.iw0 = o.ow * p.stride[2] - p.pad[2];
-    r.base = offset(p.x_stride, o.n, (int64_t)g * geo.cin_g, r.id0, r.ih0, r.iw0);
-    return r;
-}
-
 // Where A(row, k of e) lives: nullptr in the padding (and past m or k_g).
 template <typename T>
 __device__ inline const T *a_source(const hipconv_conv3d_params &p, const IgGeometry &geo, const RowInfo &r,
@@ -188,18 +161,6 @@ __device__ inline const T *a_source(const hipconv_conv3d_params &p, const IgGeom
     if (id >= 0) return static_cast<const T *>(p.x) + (r.base + e.xoff);
     return input_at<T>(p, r.n, g * geo.cin_g + e.ci, id, ih, iw);  // initial frames, or zero
 }
-
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-// 16 bytes from src (nullptr: zeros; `any` is then the readable address cp.async wants).
-__device__ inline void async_copy16(void *dst, const void *src, const void *any) {
-#if HIPCONV_HAS_ASYNC_COPY
-    const unsigned to = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to), "l"(src != nullptr ? src : any),
-                 "r"(src != nullptr ? 16 : 0)
-                 : "memory");
-#endif
-}
-#endif
 
 // The vector path's per-thread sources: chunk column t % 4; A rows t/4 + 64 i; B rows
 // (t + 256 j) / 4 of the co tile.
@@ -502,27 +463,6 @@ template <typename T, int BN> struct FastConfig {
     static_assert(kWaveN % mc::kStep == 0 && kWaveM % mc::kStep == 0, "wave tile of whole steps");
 };
 
-// Host-computed offset steps of the tap walk (x and w channel stride 1): moving from the
-// last channel run of a tap to the first of the next, when kw advances (w_), when kw wraps
-// and kh advances (h_), when kh wraps and kd advances (d_); each includes the undone parts.
-struct FastSteps {
-    int64_t x_w, x_h, x_d;
-    int64_t w_w, w_h, w_d;
-};
-
-inline FastSteps fast_steps(const hipconv_conv3d_params &p, int cin_g) {
-    FastSteps s;
-    const int64_t xw = (int64_t)p.dilation[2] * p.x_stride[4], xh = (int64_t)p.dilation[1] * p.x_stride[3],
-                  xd = (int64_t)p.dilation[0] * p.x_stride[2];
-    s.x_w = xw - cin_g;
-    s.x_h = xh - xw * p.kernel[2];
-    s.x_d = xd - xh * p.kernel[1];
-    s.w_w = p.w_stride[4] - cin_g;
-    s.w_h = p.w_stride[3] - p.w_stride[4] * p.kernel[2];
-    s.w_d = p.w_stride[2] - p.w_stride[3] * p.kernel[1];
-    return s;
-}
-
 template <typename T, int BN>
 __global__ void __launch_bounds__(kIgThreads, 1)
     conv3d_implicit_gemm_fast_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out) {
@@ -546,8 +486,6 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     const int cin_g = geo.cin_g;
     const T *const x = static_cast<const T *>(p.x);
     const T *const w = static_cast<const T *>(p.w);
-    const int in_d = p.in[0];
-    const unsigned in_h = (unsigned)p.in[1], in_w = (unsigned)p.in[2];
 
     for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
         const int nt = (int)(tile % geo.n_tiles);
@@ -556,18 +494,10 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         const int64_t m0 = rest / p.groups * kFastBM;
         const int n0 = nt * BN;
 
-        // This thread's A rows: base offsets and first-tap positions (past m: ih0 far below 0).
-        int64_t abase[Cfg::kARows];
-        int an[Cfg::kARows], aid0[Cfg::kARows], aih0[Cfg::kARows], aiw0[Cfg::kARows];
+        // This thread's A rows (the walk's xoff holds the half's channels) and B rows.
+        ARow arow[Cfg::kARows];
 #pragma unroll
-        for (int i = 0; i < Cfg::kARows; ++i) {
-            const RowInfo r = row_info(p, geo, m0 + row0 + i * kFastRowsPerPass, g);
-            abase[i] = r.base + (q % 2) * kVec;  // the walk's xoff holds the half's channels
-            an[i] = r.n;
-            aid0[i] = r.id0;
-            aih0[i] = r.n < 0 ? INT32_MIN / 2 : r.ih0;
-            aiw0[i] = r.iw0;
-        }
+        for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, m0 + row0 + i * kFastRowsPerPass, g, (q % 2) * kVec);
         int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
 #pragma unroll
         for (int j = 0; j < Cfg::kBRows; ++j) {
@@ -575,44 +505,13 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             const int co = n0 + r;
             wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + (q % 2) * kVec : -1;
         }
-        // The walk: this thread's half k-tile is channels ci .. ci + kHalf - 1 of tap (kd, kh, kw).
-        int ci = (q / 2) * Cfg::kHalf, kw = 0, kh = 0, kd = 0, dd = 0, dh = 0, dw = 0;
-        int64_t xoff = ci, woff = ci;
-        // Past cin_g (channels of the next taps: the half k-tile's start, or a k-tile's step
-        // over a short tap): on to the tap that holds channel ci.
-        auto settle = [&]() {
-            while (ci >= cin_g && kd < p.kernel[0]) {
-                ci -= cin_g;
-                xoff += steps.x_w;
-                woff += steps.w_w;
-                dw += p.dilation[2];
-                if (++kw == p.kernel[2]) {
-                    kw = 0;
-                    dw = 0;
-                    xoff += steps.x_h;
-                    woff += steps.w_h;
-                    dh += p.dilation[1];
-                    if (++kh == p.kernel[1]) {
-                        kh = 0;
-                        dh = 0;
-                        xoff += steps.x_d;
-                        woff += steps.w_d;
-                        dd += p.dilation[0];
-                        ++kd;
-                    }
-                }
-            }
-        };
-        settle();
+        // The walk: this thread's half k-tile is channels ci .. ci + kHalf - 1 of its tap.
+        TapWalk walk;
+        walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
         // The k-tile at the walk's position into `stage`, in pieces: A row i (i < kARows), then
         // the B rows; then the walk moves on by one k-tile (next_tile).
         auto load_a_row = [&](T *stage, int i) {
-            const int id = aid0[i] + dd, ih = aih0[i] + dh, iw = aiw0[i] + dw;
-            const T *src = nullptr;
-            if (kd < p.kernel[0] && (unsigned)ih < in_h && (unsigned)iw < in_w && id < in_d) {
-                if (id >= 0) src = x + (abase[i] + xoff);
-                else src = input_at<T>(p, an[i], g * cin_g + ci + col % Cfg::kHalf, id, ih, iw);  // frames or 0
-            }
+            const T *src = a_row_source<T>(p, arow[i], walk, g, cin_g, col % Cfg::kHalf);
             T *dst = stage + (row0 + i * kFastRowsPerPass) * kLds + col;
             async_copy16(dst, src, x);
             async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
@@ -621,19 +520,14 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 #pragma unroll
             for (int j = 0; j < Cfg::kBRows; ++j) {
                 if (BN % kFastRowsPerPass == 0 || row0 + j * kFastRowsPerPass < BN) {
-                    const T *src = kd < p.kernel[0] && wrow[j] >= 0 ? w + (wrow[j] + woff) : nullptr;
+                    const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
                     T *dst = stage + (kFastBM + row0 + j * kFastRowsPerPass) * kLds + col;
                     async_copy16(dst, src, x);
                     async_copy16(dst + 2 * kVec, src != nullptr ? src + 2 * kVec : nullptr, x);
                 }
             }
         };
-        auto next_tile = [&]() {
-            ci += kBK;
-            xoff += kBK;
-            woff += kBK;
-            settle();
-        };
+        auto next_tile = [&]() { walk.advance(kBK, p, cin_g, steps); };
         auto load_tile = [&](T *stage) {
 #pragma unroll
             for (int i = 0; i < Cfg::kARows; ++i) load_a_row(stage, i);
@@ -783,13 +677,12 @@ hipconv_status_t launch_conv3d_implicit_gemm(const hipconv_conv3d_params &p, hip
     constexpr int kWidest16 = 96;
 #endif
     const int widest = sizeof(T) == 2 ? kWidest16 : 64;
-    int bn = 32;
-    for (int candidate : {128, 96, 64, 32}) {
-        if (candidate > widest) continue;
-        if (ceil_div(geo.cout_g, candidate) * candidate < ceil_div(geo.cout_g, bn) * bn ||
-            (ceil_div(geo.cout_g, candidate) * candidate == ceil_div(geo.cout_g, bn) * bn && candidate > bn))
-            bn = candidate;
-    }
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    // Hopper, 16-bit, half k-tiles of whole taps: the wgmma kernel (its own co tiles).
+    if constexpr (sizeof(T) == 2)
+        if (vector_loads_ok<T>(p) && cin_g % 32 == 0 && device_runs_sm90a()) return launch_implicit_wgmma<T>(p, geo, stream);
+#endif
+    const int bn = least_padding_tile(geo.cout_g, widest, {128, 96, 64, 32});
     if constexpr (sizeof(T) == 2) {
 #if HIPCONV_WAVE_SIZE == 32
         if (bn == 128) return launch_implicit_bn<T, 128>(p, geo, stream);

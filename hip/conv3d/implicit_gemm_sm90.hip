@@ -1,0 +1,267 @@
+/*
+ * conv3d implicit GEMM on Hopper's warpgroup MMA (wgmma; sm_90a code only, 16-bit types):
+ * the tap-run kernel of implicit_gemm.hip with its multiply on wgmma instead of
+ * mma.sync + ldmatrix. Same contract: C[m, co] = sum_k A[m, k] * W[co, k] per group, k =
+ * (kd, kh, kw, ci) with ci innermost, x channel stride 1, cin_g a multiple of 32.
+ *
+ * Block tile 256 (m) x BN (co), BN in {32, 64, 96, 128, 192} (the least padding of cout_g,
+ * ties to the wider); k-tiles of 64 elements (one
+ * 128-byte row). 256 threads = two warpgroups; warpgroup wg owns rows 128 wg .. 128 wg + 127
+ * as two m64 halves, each one wgmma m64nBNk16 per k-step against the whole B tile:
+ *
+ *            co: n0 ............. n0+BN-1
+ *          +-------------------------+
+ *     m0   | wg 0, half 0 (64 rows)  |   A rows from shared memory (descriptor),
+ *          | wg 0, half 1            |   B: the same BN x 64 tile for all four
+ *          | wg 1, half 0            |
+ *   m0+255 | wg 1, half 1            |   accumulators: 2 x BN/2 fp32 per thread
+ *          +-------------------------+
+ *
+ * Shared memory per stage: A [256][64] then B [BN][64], 128-byte rows swizzled in 1024-byte
+ * groups (wgmma.h: chunk c of row r at c ^ (r % 8)), the stage 1024-byte aligned;
+ * kStages stages. Loads: cp.async, four threads per row exactly as the tap-run kernel
+ * (q = t % 4: half q / 2 of the k-tile, its chunks q % 2 and q % 2 + 2; A rows t/4 + 64 i,
+ * B rows t/4 + 64 j; a TapWalk per thread, no division in the loop).
+ *
+ * Pipeline per k-tile kt (loads kStages - 2 k-tiles ahead):
+ *   wait for k-tile kt's copies; fence them to the async proxy; barrier
+ *   issue 4 k-steps x 2 halves of wgmma on stage kt; commit
+ *   issue the copies of k-tile kt + kStages - 2 (into the stage k-tile kt - 2 used: its
+ *   wgmma finished before every thread's wait at kt - 1, which precedes this barrier)
+ *   wait until k-tile kt's wgmma batch is the only one in flight
+ * so the copies are issued while the tensor cores run.
+ *
+ * Epilogue: accumulators -> shared c[co][m] (row stride 260 floats: conflict-free) ->
+ * output_tile.h (bias, SiLU, y through y_stride).
+ *
+ * Launch: 256 threads, IgWgmmaConfig::kSharedBytes of dynamic shared memory (opted in),
+ * one block per SM; 1-D grid-stride loop over ceil(m/256) * groups * ceil(cout_g/BN) tiles,
+ * co tiles fastest.
+ */
+#include <atomic>
+
+#include "block_copy.h"
+#include "compat.h"
+#include "element.h"
+#include "implicit_gemm.h"
+#include "launch.h"
+#include "output_tile.h"
+#include "wgmma.h"
+
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+
+namespace hipconv {
+namespace conv3d {
+
+template <int BN> struct IgWgmmaConfig {
+    static constexpr int kBM = 256;
+    static constexpr int kBK = 64;    // elements per k-tile: one 128-byte row
+    static constexpr int kHalf = 32;  // a thread's half k-tile
+    static constexpr int kVec = 8;    // elements per 16-byte chunk
+    static constexpr int kRowsPerPass = kIgThreads / 4;  // 64
+    static constexpr int kARows = kBM / kRowsPerPass;    // 4
+    static constexpr int kBRows = (BN + kRowsPerPass - 1) / kRowsPerPass;
+    static constexpr int kStageBytes = (kBM + BN) * wgmma::kRowBytes;
+    // As many stages as fit (up to 5) in the 227 KB a block may opt in to, beside the
+    // row table and the alignment slack: 5 up to BN 96, 4 at 128 and 192.
+    static constexpr int kMaxShared = 227 * 1024;
+    static constexpr int kStages = (kMaxShared - wgmma::kGroupBytes - kBM * 8) / kStageBytes < 5
+                                       ? (kMaxShared - wgmma::kGroupBytes - kBM * 8) / kStageBytes
+                                       : 5;
+    static constexpr int kLdC = kBM + 4;
+    static constexpr int kCBytes = BN * kLdC * 4;
+    static constexpr int kStagesBytes = kStages * kStageBytes;
+    static constexpr int kOperandBytes = kStagesBytes > kCBytes ? kStagesBytes : kCBytes;
+    // + 1024: the stages are aligned up to 1024 bytes inside the dynamic allocation.
+    static constexpr int kSharedBytes = wgmma::kGroupBytes + kOperandBytes + kBM * 8;
+    static_assert(kStageBytes % wgmma::kGroupBytes == 0 && BN % 8 == 0, "stages of whole swizzle groups");
+    static_assert(kLdC % 32 == 4, "the accumulator stores are conflict-free for ld = 4 mod 32");
+    static_assert(kStages >= 3 && kSharedBytes <= kMaxShared, "stages in shared memory");
+};
+
+template <typename T, int BN>
+__global__ void __launch_bounds__(kIgThreads, 1)
+    conv3d_implicit_gemm_wgmma_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out) {
+#if HIPCONV_HAS_WGMMA
+    typedef IgWgmmaConfig<BN> Cfg;
+    constexpr int kStages = Cfg::kStages;
+    constexpr int kAcc = BN / 2;
+    extern __shared__ __align__(1024) unsigned char ig_wgmma_shared[];
+    unsigned char *const smem =
+        ig_wgmma_shared + ((wgmma::kGroupBytes - (__cvta_generic_to_shared(ig_wgmma_shared) & 1023)) & 1023);
+    float *const c_tile = reinterpret_cast<float *>(smem);
+    int64_t *const rows_smem = reinterpret_cast<int64_t *>(smem + Cfg::kOperandBytes);
+
+    const int warpgroup = (int)threadIdx.x / 128;
+    const int q = (int)threadIdx.x % 4;
+    const int row0 = (int)threadIdx.x / 4;
+    const int chunk = (q / 2) * 4 + q % 2;  // this thread's first chunk of a row; the second is chunk + 2
+    const int channel = (q % 2) * Cfg::kVec;  // its first chunk's channel within its half
+    const int kt_count = geo.k_tiles;
+    const int cin_g = geo.cin_g;
+    const T *const x = static_cast<const T *>(p.x);
+    const T *const w = static_cast<const T *>(p.w);
+
+    for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
+        const int nt = (int)(tile % geo.n_tiles);
+        const int64_t rest = tile / geo.n_tiles;
+        const int g = (int)(rest % p.groups);
+        const int64_t m0 = rest / p.groups * Cfg::kBM;
+        const int n0 = nt * BN;
+
+        ARow arow[Cfg::kARows];
+#pragma unroll
+        for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, m0 + row0 + i * Cfg::kRowsPerPass, g, channel);
+        int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
+#pragma unroll
+        for (int j = 0; j < Cfg::kBRows; ++j) {
+            const int r = row0 + j * Cfg::kRowsPerPass;
+            const int co = n0 + r;
+            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
+        }
+        TapWalk walk;
+        walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
+
+        // The k-tile at the walk's position into `stage`; then the walk moves on a k-tile.
+        auto load_tile = [&](unsigned char *stage) {
+#pragma unroll
+            for (int i = 0; i < Cfg::kARows; ++i) {
+                const int r = row0 + i * Cfg::kRowsPerPass;
+                const T *src = a_row_source<T>(p, arow[i], walk, g, cin_g, channel);
+                async_copy16(stage + wgmma::swizzled(r, chunk), src, x);
+                async_copy16(stage + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
+            }
+#pragma unroll
+            for (int j = 0; j < Cfg::kBRows; ++j) {
+                const int r = row0 + j * Cfg::kRowsPerPass;
+                if (BN % Cfg::kRowsPerPass == 0 || r < BN) {
+                    const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
+                    unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
+                    async_copy16(b + wgmma::swizzled(r, chunk), src, x);
+                    async_copy16(b + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
+                }
+            }
+            walk.advance(Cfg::kBK, p, cin_g, steps);
+        };
+
+        float acc[2][kAcc];
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < kAcc; ++i) acc[h][i] = 0.f;
+
+#pragma unroll
+        for (int s = 0; s < kStages - 2; ++s) {
+            if (s < kt_count) load_tile(smem + s * Cfg::kStageBytes);
+            copy_commit();
+        }
+        int read_stage = 0, write_stage = kStages - 2;
+        for (int kt = 0; kt < kt_count; ++kt) {
+            copy_wait<kStages - 3>();
+            wgmma::fence_shared_for_async();
+            __syncthreads();  // k-tile kt landed for all; k-tile kt-2's stage is free
+            const unsigned char *stage = smem + read_stage * Cfg::kStageBytes;
+            const unsigned char *a = stage + warpgroup * 128 * wgmma::kRowBytes;
+            const unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
+            wgmma::fence_operands(acc[0]);
+            wgmma::fence_operands(acc[1]);
+            wgmma::fence();
+#pragma unroll
+            for (int step = 0; step < Cfg::kBK / 16; ++step) {
+                const uint64_t b_desc = wgmma::descriptor(b, step * 32);
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    wgmma::m64k16<BN>::template run<T>(
+                        acc[h], wgmma::descriptor(a + h * 64 * wgmma::kRowBytes, step * 32), b_desc);
+            }
+            wgmma::commit();
+            if (kt + kStages - 2 < kt_count) load_tile(smem + write_stage * Cfg::kStageBytes);
+            copy_commit();
+            wgmma::wait<1>();
+            wgmma::fence_operands(acc[0]);
+            wgmma::fence_operands(acc[1]);
+            read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
+            write_stage = write_stage == kStages - 1 ? 0 : write_stage + 1;
+        }
+        wgmma::wait<0>();
+        wgmma::fence_operands(acc[0]);
+        wgmma::fence_operands(acc[1]);
+        copy_wait<0>();
+        __syncthreads();  // every warpgroup's reads of the stages done: c_tile overwrites them
+
+        // d[4j + r] of half h is C(128 wg + 64 h + 16 warp + lane/4 + 8 (r/2), 8j + 2 (lane%4) + r%2).
+        const int lane = (int)threadIdx.x % 32;
+        const int m_base = warpgroup * 128 + ((int)threadIdx.x % 128) / 32 * 16 + lane / 4;
+        const int n_base = 2 * (lane % 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < kAcc; ++i) {
+                const int m = m_base + 64 * h + 8 * ((i % 4) / 2);
+                const int n = 8 * (i / 4) + n_base + i % 2;
+                c_tile[n * Cfg::kLdC + m] = acc[h][i];
+            }
+        __syncthreads();
+        write_output_tile<T, kIgThreads>(out, c_tile, Cfg::kLdC, Cfg::kBM, BN, m0,
+                                         (int)min((int64_t)Cfg::kBM, geo.m - m0), g * geo.cout_g + n0,
+                                         min(BN, geo.cout_g - n0), rows_smem);
+    }
+#endif
+}
+
+bool device_runs_sm90a() {
+#if defined(HIPCONV_SM90A_SASS)
+    static std::atomic<int> cache[kMaxCachedDevices];  // 0: not asked yet, 1: yes, 2: no
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return false;
+    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
+    if (cacheable) {
+        const int known = cache[device].load(std::memory_order_relaxed);
+        if (known != 0) return known == 1;
+    }
+    int major = 0, minor = 0;
+    const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+                     major == 9 && minor == 0;
+    if (cacheable) cache[device].store(yes ? 1 : 2, std::memory_order_relaxed);
+    return yes;
+#else
+    return false;
+#endif
+}
+
+template <typename T, int BN>
+hipconv_status_t launch_wgmma_tile(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream) {
+    typedef IgWgmmaConfig<BN> Cfg;
+    auto kernel = conv3d_implicit_gemm_wgmma_kernel<T, BN>;
+    geo.ci_inner = 1;
+    geo.k_tiles = (int32_t)ceil_div(geo.k_g, Cfg::kBK);
+    geo.n_tiles = ceil_div(geo.cout_g, BN);
+    geo.tiles = ceil_div(geo.m, Cfg::kBM) * p.groups * geo.n_tiles;
+    const FastSteps steps = fast_steps(p, geo.cin_g);
+    const OutputView out = output_view<T>(p);
+    static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
+    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, Cfg::kSharedBytes, shared_cache));
+    hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(kIgThreads), Cfg::kSharedBytes, stream, p, geo, steps,
+                       out);
+    return last_launch_status();
+}
+
+template <typename T>
+hipconv_status_t launch_implicit_wgmma(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream) {
+    switch (least_padding_tile(geo.cout_g, 192, {192, 128, 96, 64, 32})) {
+    case 192: return launch_wgmma_tile<T, 192>(p, geo, stream);
+    case 128: return launch_wgmma_tile<T, 128>(p, geo, stream);
+    case 96: return launch_wgmma_tile<T, 96>(p, geo, stream);
+    case 64: return launch_wgmma_tile<T, 64>(p, geo, stream);
+    default: return launch_wgmma_tile<T, 32>(p, geo, stream);
+    }
+}
+
+template hipconv_status_t launch_implicit_wgmma<__half>(const hipconv_conv3d_params &, IgGeometry, hipStream_t);
+template hipconv_status_t launch_implicit_wgmma<hipconv_bf16>(const hipconv_conv3d_params &, IgGeometry, hipStream_t);
+
+}  // namespace conv3d
+}  // namespace hipconv
+
+#endif
