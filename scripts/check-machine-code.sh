@@ -27,7 +27,7 @@
 #
 # 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
 #    direct_channel_last.hip, direct_wide_channel_first.hip, direct_wide_channel_last.hip,
-#    update.hip) move data in 16-byte accesses and keep everything in registers; so do the
+#    direct_window_channel_last.hip, update.hip) move data in 16-byte accesses and keep everything in registers; so do the
 #    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip), whose
 #    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in
 #    copy_loads (the channel-last wide kernels) copy their tiles into shared memory with
@@ -35,7 +35,10 @@
 #    (flat_load_dwordx4): their 16-byte loads are counted in those forms. The objects in
 #    unchecked_stores write narrower words by design (one or two channels per thread;
 #    the channel-first Toeplitz tile's 4- or 8-byte words, 128 or 512 contiguous bytes per
-#    wave instruction): their stores are not checked.
+#    wave instruction): their stores are not checked. The objects in unchecked_loads read
+#    narrower words by design (direct_window_channel_last.hip: two channels per thread in
+#    4- or 8-byte words, 128 or 256 contiguous bytes per warp instruction, each thread's
+#    window in registers): their loads are not checked; scratch and local memory are.
 #    rocm, every AMD target, per object: global_load_dwordx4 and global_store_dwordx4
 #          present; no kernel with scratch: .private_segment_fixed_size 0 and no dynamic
 #          stack in the code object's metadata (llvm-readelf --notes), and no
@@ -48,7 +51,7 @@
 #          LDG.*.128 and STG.*.128 present (any cache qualifiers), no LDL / STL (local
 #          memory: spills, indexed local arrays, or registers saved around a call such as
 #          the 64-bit division routine) in any of their kernels, except the measured
-#          exception named in cuda_local_allowed (reported, not a failure). A binary holds
+#          exceptions named in cuda_local_allowed (reported, not a failure). A binary holds
 #          only the objects it calls (causal_conv1d has no update kernels); those are read from the
 #          kernel library beside a cargo-built BINARY (TARGET/release/build/hipconv-*/out/),
 #          and reported NOT CHECKED where there is none (a copied binary, as in dist/).
@@ -77,15 +80,21 @@ matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_chan
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)
 streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last
-           direct_toeplitz_channel_first direct_toeplitz_channel_last update)
+           direct_window_channel_last direct_toeplitz_channel_first direct_toeplitz_channel_last update)
 copy_loads=(direct_wide_channel_last)                        # 16-byte loads as copies (cp.async / flat)
-unchecked_stores=(direct_wide_channel_last direct_toeplitz_channel_first)  # narrower stores, by design
+unchecked_stores=(direct_wide_channel_last direct_window_channel_last direct_toeplitz_channel_first)  # narrower stores, by design
+unchecked_loads=(direct_window_channel_last)                 # narrower loads, by design
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
-# cuda: the one object whose local memory is reported but allowed. ptxas keeps the state
-# pointer of the one-token width-4 update kernels in local memory (16-24 bytes, an L1 hit)
-# under their register cap; the spill-free build measured slower on an H200 (6.57 vs
-# 5.89 us per step, b256 d4096 f16). AMD's update kernels have no scratch (checked above).
-cuda_local_allowed=update
+# cuda: the objects whose local memory is reported but allowed, each measured:
+# - update: ptxas keeps the state pointer of the one-token width-4 update kernels in local
+#   memory (16-24 bytes, an L1 hit) under their register cap; the spill-free build measured
+#   slower on an H200 (6.57 vs 5.89 us per step, b256 d4096 f16).
+# - direct_window_channel_last: the bf16 pair kernels at 16 taps spill 12-36 bytes (4 at 8
+#   taps with SiLU) under their 128-register cap; the spill-free form (each channel widened
+#   through the element type) measured slower on an H100 at (4,2048,4096,16): 72% of copy
+#   against 77% (docs/PERFORMANCE.md, "Wide kernels, channel-last").
+# AMD's kernels have no scratch (checked above).
+cuda_local_allowed=(update direct_window_channel_last)
 
 # "MANGLED_KERNEL INSTRUCTION" lines (INSTRUCTION "-" for a kernel's own line) -> per dtype
 # "DTYPE KERNELS COUNT KINDS...": the kernels of each dtype, their matrix instructions, kinds.
@@ -188,6 +197,7 @@ check_rocm_streaming() {  # check_rocm_streaming ARCH NAME
     stores=$(count '^\s*global_store_dwordx4\s' "$asm")
     in_list "$name" "${copy_loads[@]}" && loads=$(count '^\s*(global|flat)_load_dwordx4\s' "$asm")
     in_list "$name" "${unchecked_stores[@]}" && stores="unchecked"
+    in_list "$name" "${unchecked_loads[@]}" && loads="unchecked"
     kernels=$(kernel_scratch "$co")
     scratch_meta=$(awk '$2 > 0 || $3 == "true"' <<<"$kernels")
     scratch_code=$(scratch_instructions "$asm")
@@ -195,7 +205,10 @@ check_rocm_streaming() {  # check_rocm_streaming ARCH NAME
     echo "rocm $arch $name: $loads global_load_dwordx4, $stores global_store_dwordx4;" \
         "$(grep -c . <<<"$scratch_meta" || true) of $(grep -c . <<<"$kernels" || true) kernels with scratch," \
         "$instructions scratch instructions; $(awk '$4 > 0' <<<"$kernels" | grep -c . || true) with LDS"
-    [ "$loads" -gt 0 ] || { echo "  FAILED: no global_load_dwordx4 (16-byte loads)"; fail_stream=1; }
+    [ "$loads" = unchecked ] || [ "$loads" -gt 0 ] || {
+        echo "  FAILED: no global_load_dwordx4 (16-byte loads)"
+        fail_stream=1
+    }
     [ "$stores" = unchecked ] || [ "$stores" -gt 0 ] || {
         echo "  FAILED: no global_store_dwordx4 (16-byte stores)"
         fail_stream=1
@@ -267,14 +280,15 @@ check_cuda_streaming() {  # check_cuda_streaming SM NAME   (uses $sass, the SASS
     stores=$(count '[^A-Z0-9_.]STG(\.[A-Z0-9_]+)*\.128[. ]' "$code")
     in_list "$name" "${copy_loads[@]}" && loads=$(count '[^A-Z0-9_.](LDG|LDGSTS)(\.[A-Z0-9_]+)*\.128[. ]' "$code")
     in_list "$name" "${unchecked_stores[@]}" && stores="unchecked"
+    in_list "$name" "${unchecked_loads[@]}" && loads="unchecked"
     local_ops=$(count "$local_memory" "$code")
     echo "cuda sm_$sm $name: $loads LDG.128, $stores STG.128 in $kernels kernels; $local_ops LDL/STL$from"
     [ "$kernels" -gt 0 ] || { echo "  FAILED: no kernel named conv1d_$name"; fail_stream=1; return; }
-    [ "$loads" -gt 0 ] || { echo "  FAILED: no LDG.128 (16-byte loads)"; fail_stream=1; }
+    [ "$loads" = unchecked ] || [ "$loads" -gt 0 ] || { echo "  FAILED: no LDG.128 (16-byte loads)"; fail_stream=1; }
     [ "$stores" = unchecked ] || [ "$stores" -gt 0 ] || { echo "  FAILED: no STG.128 (16-byte stores)"; fail_stream=1; }
     if [ "$local_ops" -gt 0 ]; then
         local verdict="FAILED"
-        if [ "$name" = "$cuda_local_allowed" ]; then verdict="allowed"; else fail_stream=1; fi
+        if in_list "$name" "${cuda_local_allowed[@]}"; then verdict="allowed"; else fail_stream=1; fi
         awk -v re="$local_memory" '/Function : / { name = $NF } $0 ~ re { n[name]++ }
              END { for (k in n) print k, n[k] }' <<<"$code" | sort | while read -r kernel n; do
             echo "  $verdict: local memory: $(short_names <<<"$kernel"): $n LDL/STL"

@@ -328,9 +328,10 @@ fn wide_streaming_kernels_match_reference_at_tile_edges() {
     // Direct's streaming kernels for widths 5 to 64, compiled as 8, 16, 32 and 64 taps with
     // zeros in front. direct_wide_channel_first.hip: segments of 256 x 4 vectors ending
     // mid-row, histories of up to 8 (16-bit) or 16 (f32) vectors, rows shorter than the
-    // history and rows ending inside a vector; direct_wide_channel_last.hip: tiles of 64
-    // channels x 128 times (widths to 16) or 32 x 256, partial in both, with 16-byte rows
-    // (dim a multiple of 8) and without.
+    // history and rows ending inside a vector; channel-last widths to 16:
+    // direct_window_channel_last.hip (below, and its own test); past 16:
+    // direct_wide_channel_last.hip, tiles of 32 channels x 128 or 256 times, partial in
+    // both, with 16-byte rows (dim a multiple of 8) and without.
     let mut rng = Rng::new(fresh_seed("wide_streaming_kernels_match_reference_at_tile_edges"));
     let shapes = [(2, 64, 300), (1, 96, 1030), (3, 5, 37), (2, 40, 4100)];
     for device in devices("wide_streaming_kernels_match_reference_at_tile_edges") {
@@ -347,6 +348,37 @@ fn wide_streaming_kernels_match_reference_at_tile_edges() {
                     }
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn window_kernel_matches_reference_at_chunk_edges() {
+    // direct_window_channel_last.hip (channel-last widths 5 to 16, compiled as 8 and 16
+    // taps): groups of 16 rows, chunks of up to 8 groups per thread (fewer where the grid
+    // would be small), two channels per thread where dim is even, else one. Sequences
+    // ending inside a group and inside a chunk, shorter than the window, histories that
+    // reach back across chunks and warps, dims odd, even and past a warp's 64 channels.
+    let mut rng = Rng::new(fresh_seed("window_kernel_matches_reference_at_chunk_edges"));
+    let shapes = [(2, 130, 257), (1, 66, 16), (5, 3, 33), (1, 2, 1), (3, 1021, 611)];
+    for device in devices("window_kernel_matches_reference_at_chunk_edges") {
+        for (i, width) in [5, 7, 8, 9, 12, 16].into_iter().enumerate() {
+            for (j, &(b, d, s)) in shapes.iter().enumerate() {
+                let case =
+                    Case::new(Shape::new(b, d, s, width), Algorithm::Direct, Layout::ChannelLast, (i + j) % 2 == 0);
+                assert_accurate::<f16>(&device, case, &mut rng);
+                assert_accurate::<bf16>(&device, case, &mut rng);
+                assert_accurate::<f32>(&device, case, &mut rng);
+            }
+        }
+        // Grids large enough for 8 groups per chunk (2176 warps of 64 channels, 17 chunks
+        // of 128 rows, the last one and its last group partial) and 4 (one channel per
+        // thread: odd dim).
+        let large = [(Shape::new(4, 2048, 2100, 9), true), (Shape::new(3, 1021, 2051, 16), false)];
+        for (shape, epilogue) in large {
+            let case = Case::new(shape, Algorithm::Direct, Layout::ChannelLast, epilogue);
+            assert_accurate::<bf16>(&device, case, &mut rng);
+            assert_accurate::<f32>(&device, case, &mut rng);
         }
     }
 }

@@ -10,8 +10,11 @@
  *   direct_toeplitz_channel_first.hip: the same widths and layout in f16/bf16 with seqlen
  *                                  >= its tile (128 or 256), each tile's multiply-adds as a
  *                                  Toeplitz product on the matrix cores
- *   direct_wide_channel_last.hip:  the same widths, channel-last, time tiles staged in
- *                                  shared memory
+ *   direct_window_channel_last.hip: widths kNarrowMaxWidth+1 .. kWindowMaxWidth (compiled
+ *                                  as 8 and 16 taps), channel-last, each thread sliding
+ *                                  a window along time in registers
+ *   direct_wide_channel_last.hip:  widths past kWindowMaxWidth, channel-last, time tiles
+ *                                  staged in shared memory
  *   direct_toeplitz_channel_last.hip: widths kToeplitzChannelLastFromWidth .. 64,
  *                                  channel-last f16/bf16 with channels in 16-byte vectors,
  *                                  tiles transposed in shared memory and computed as
@@ -29,6 +32,8 @@ constexpr int kMaxStreamWidth = HIPCONV_STREAM_MAX_WIDTH;
 // Channel-last f16/bf16 runs the matrix-core kernel from this width on (it loses to the
 // FMA kernel below it: docs/PERFORMANCE.md, "Wide kernels").
 constexpr int kToeplitzChannelLastFromWidth = 33;
+// Channel-last widths up to this one run the register-window kernel.
+constexpr int kWindowMaxWidth = 16;
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
@@ -43,6 +48,9 @@ hipconv_status_t launch_direct_toeplitz_channel_first(const hipconv_conv1d_param
 template <typename T> bool direct_toeplitz_channel_last_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_toeplitz_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);
+template <typename T> bool direct_window_channel_last_fits(const hipconv_conv1d_params &p);
+template <typename T>
+hipconv_status_t launch_direct_window_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);
 template <typename T> bool direct_wide_channel_last_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_wide_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);

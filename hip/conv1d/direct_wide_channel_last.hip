@@ -1,29 +1,31 @@
 /*
  * Direct, channel-last, wide filters: the streaming causal conv1d with channels along the
- * lanes for widths kNarrowMaxWidth+1 .. kMaxStreamWidth, compiled as W = 8, 16, 32 and 64
- * taps (zero taps in front, as in direct_wide_channel_first.hip).
+ * lanes for widths kWindowMaxWidth+1 .. kMaxStreamWidth, compiled as W = 32 and 64 taps
+ * (zero taps in front, as in direct_wide_channel_first.hip). Widths up to kWindowMaxWidth
+ * run direct_window_channel_last.hip (faster there: docs/PERFORMANCE.md, "Wide kernels").
+ * f16/bf16 from width kToeplitzChannelLastFromWidth on run direct_toeplitz_channel_last.hip
+ * where it fits.
  *
  *   in   x [batch, seqlen, dim] by strides (x_dim_stride < x_seq_stride)
  *        w [dim, width], bias [dim] or NULL
  *   out  y [batch, seqlen, dim] by strides
  *        y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
  *
- * A tile is C = 32·kVec channels × T = 8·R times of one batch row. Its input rows, times
+ * A tile is C = 32 channels × T = 8·R times of one batch row. Its input rows, times
  * t0-(W-1) .. t0+T-1, are staged in shared memory as they lie in memory (zero outside the
  * sequence and past dim): 16-byte copies where rows are vectorizable (cp.async on NVIDIA,
  * no registers held; block_copy.h), else one element per access. Then thread (r, g) =
- * (tid / 32, tid % 32) computes times t0 + r·R .. +R of channels c0 + g·kVec .. +kVec:
+ * (tid / 32, tid % 32) computes times t0 + r·R .. +R of channel c0 + g:
  *
- *   stage row   channels ->   g = 0 | g = 1 | ... | g = 31     (kVec channels each)
+ *   stage row   channels ->   g = 0 | g = 1 | ... | g = 31     (one channel each)
  *   0 .. W-2                  history of the tile (times t0-W+1 .. t0-1)
  *   W-1 .. W-2+T              the tile's times
- *   threads r read rows r·R .. r·R + R + W - 2: 32 neighbouring kVec-element words of one
- *   row at a time (no bank conflicts)
+ *   threads r read rows r·R .. r·R + R + W - 2: 32 neighbouring elements of one row at a
+ *   time (no bank conflicts)
  *
- * Each thread keeps its kVec·W taps and kVec·R sums in registers (fp32) and reads each of
- * its R + W - 1 rows once: row i adds tap i - j to output j (an outer product). kVec = 2
- * for 16-bit W <= 16, else 1; R is the most (up to 32 sums, R·W <= 512) for which two
- * stages and the taps fit in kSharedBudget.
+ * Each thread keeps its W taps and R sums in registers (fp32) and reads each of its R + W - 1
+ * rows once: row i adds tap i - j to output j (an outer product). R is the most (up to 32
+ * sums, R·W <= 512) for which two stages and the taps fit in kSharedBudget.
  *
  * The grid is one resident wave (occupancy API); block k walks tiles [k·n/G, (k+1)·n/G),
  * time fastest, copying the next tile into the other stage while it computes the current
@@ -59,8 +61,7 @@ constexpr int kRuns = kThreads / kGroups;    // runs of R times
 constexpr int kSharedBudget = 46 * 1024;      // bytes of shared memory per block, at most
 
 template <typename T, int kWidth> struct WideTile {
-    static constexpr int kVec = kWidth <= 16 && sizeof(T) == 2 ? 2 : 1;  // channels per thread
-    static constexpr int C = kGroups * kVec;                             // channels per tile
+    static constexpr int C = kGroups;  // channels per tile, one per thread
     static constexpr int E = Vec16<T>::kCount;
     static constexpr int kRowVectors = C / E;  // 16-byte vectors per staged row
     static_assert(C % E == 0, "a staged row is a whole number of 16-byte vectors");
@@ -71,7 +72,7 @@ template <typename T, int kWidth> struct WideTile {
     // Times per thread: the most that fit the budget, with at most 32 sums per thread and
     // at most 512 taps·times (R·W), the unrolled loop that hipcc still keeps in registers
     // (past it gfx90a put the taps in scratch at R = 32, W = 32).
-    static constexpr bool fits(int r) { return kVec * r <= 32 && r * kWidth <= 512 && shared_bytes(r) <= kSharedBudget; }
+    static constexpr bool fits(int r) { return r <= 32 && r * kWidth <= 512 && shared_bytes(r) <= kSharedBudget; }
     static constexpr int R = fits(32) ? 32 : fits(16) ? 16 : 8;
     static_assert(shared_bytes(R) <= kSharedBudget, "the stages fit in shared memory");
     static constexpr int T_ = kRuns * R;          // times per tile
@@ -123,33 +124,6 @@ __device__ inline void load_tile_taps(float *taps, const T *w, const hipconv_con
         [&](int i, float v) { taps[(pad + i % p.width) * kPitch + i / p.width] = v; });
 }
 
-// kVec (1 or 2) neighbouring channels of a staged row, as fp32 ...
-template <typename T, int kVec> __device__ inline void read_channels(const T *at, float (&v)[kVec]) {
-    static_assert(kVec == 1 || kVec == 2, "one or two channels per thread");
-    if constexpr (kVec == 1) {
-        v[0] = to_float(*at);
-    } else if constexpr (sizeof(T) == 4) {
-        const float2 pair = *reinterpret_cast<const float2 *>(at);
-        v[0] = pair.x;
-        v[1] = pair.y;
-    } else {
-        const uint32_t word = *reinterpret_cast<const uint32_t *>(at);
-        v[0] = bits_to_float(T(), word, 0);
-        v[1] = bits_to_float(T(), word, 1);
-    }
-}
-
-// ... and written back, rounded to T (at a multiple of kVec elements).
-template <typename T, int kVec> __device__ inline void write_channels(T *at, const float (&v)[kVec]) {
-    if constexpr (kVec == 1) {
-        *at = from_float<T>(v[0]);
-    } else if constexpr (sizeof(T) == 4) {
-        *reinterpret_cast<float2 *>(at) = make_float2(v[0], v[1]);
-    } else {
-        *reinterpret_cast<uint32_t *>(at) = float_to_bits(T(), v[0]) | float_to_bits(T(), v[1]) << 16;
-    }
-}
-
 // The tiles [begin, end) of this block, time fastest, in order: the next tile's copies are
 // in flight while the current one is computed (two stages in shared memory); the taps stay
 // in registers while the channel tile does.
@@ -158,7 +132,6 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_wide_channel_last_kern
                                                                                    int64_t channel_tiles,
                                                                                    int64_t time_tiles) {
     using Tile = WideTile<T, kWidth>;
-    constexpr int kVec = Tile::kVec;
     constexpr int R = Tile::R;
     __shared__ __align__(16) T stages[2][Tile::kRows * Tile::C];
     __shared__ float tile_taps[kWidth][Tile::C + 1];
@@ -184,9 +157,9 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_wide_channel_last_kern
     Where at{by_channel.quotient, by_time.remainder, by_channel.remainder};
 
     const int run = (int)threadIdx.x / kGroups;
-    const int lane_channel = ((int)threadIdx.x % kGroups) * kVec;  // within the tile
-    float taps[kVec][kWidth];
-    float bias_e[kVec];
+    const int lane_channel = (int)threadIdx.x % kGroups;  // within the tile
+    float taps[kWidth];
+    float bias_c = 0.f;
     int taps_c0 = -1;
 
     if (begin < end)
@@ -207,57 +180,36 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_wide_channel_last_kern
         if (new_taps) load_tile_taps<T, kWidth>(&tile_taps[0][0], w, p, c0);
         __syncthreads();
 
-        const int c_first = c0 + lane_channel;
+        const int c = c0 + lane_channel;
         if (new_taps) {
 #pragma unroll
-            for (int e = 0; e < kVec; ++e) {
-#pragma unroll
-                for (int k = 0; k < kWidth; ++k) taps[e][k] = tile_taps[k][lane_channel + e];
-                bias_e[e] = bias != nullptr && c_first + e < p.dim ? to_float(bias[c_first + e]) : 0.f;
-            }
+            for (int k = 0; k < kWidth; ++k) taps[k] = tile_taps[k][lane_channel];
+            bias_c = bias != nullptr && c < p.dim ? to_float(bias[c]) : 0.f;
             taps_c0 = c0;
         }
-        float acc[kVec][R];
+        float acc[R];
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-#pragma unroll
-            for (int j = 0; j < R; ++j) acc[e][j] = bias_e[e];
-        }
+        for (int j = 0; j < R; ++j) acc[j] = bias_c;
 
         const T *column = stages[(u - begin) & 1] + run * R * Tile::C + lane_channel;
 #pragma unroll
         for (int i = 0; i < R + kWidth - 1; ++i) {
-            float v[kVec];
-            read_channels<T, kVec>(column + i * Tile::C, v);
+            const float v = to_float(column[i * Tile::C]);
 #pragma unroll
             for (int j = 0; j < R; ++j) {
                 const int k = i - j;
-                if (k >= 0 && k < kWidth) {
-#pragma unroll
-                    for (int e = 0; e < kVec; ++e) acc[e][j] += taps[e][k] * v[e];
-                }
+                if (k >= 0 && k < kWidth) acc[j] += taps[k] * v;
             }
         }
 
-        T *y = static_cast<T *>(p.y) + at.b * p.y_batch_stride;
-        const int64_t t_run = t0 + run * R;
+        if (c < p.dim) {
+            T *y = static_cast<T *>(p.y) + at.b * p.y_batch_stride + (int64_t)c * p.y_dim_stride;
+            const int64_t t_run = t0 + run * R;
 #pragma unroll
-        for (int j = 0; j < R; ++j) {
-            const int64_t t = t_run + j;
-            if (t >= p.seqlen) break;
-            T *out_at = y + t * p.y_seq_stride + (int64_t)c_first * p.y_dim_stride;
-            if (kVectors) {
-                // Vectorizable rows: dim is a multiple of 16 bytes, so the pack is wholly in or out.
-                if (c_first < p.dim) {
-                    float out[kVec];
-#pragma unroll
-                    for (int e = 0; e < kVec; ++e) out[e] = activate<kSilu>(acc[e][j]);
-                    write_channels<T, kVec>(out_at, out);
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < kVec; ++e)
-                    if (c_first + e < p.dim) out_at[e * p.y_dim_stride] = from_float<T>(activate<kSilu>(acc[e][j]));
+            for (int j = 0; j < R; ++j) {
+                const int64_t t = t_run + j;
+                if (t >= p.seqlen) break;
+                y[t * p.y_seq_stride] = from_float<T>(activate<kSilu>(acc[j]));
             }
         }
         __syncthreads();  // this stage is refilled two tiles on, and the taps may be
@@ -294,13 +246,11 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
 }  // namespace
 
 template <typename T> bool direct_wide_channel_last_fits(const hipconv_conv1d_params &p) {
-    return p.width > kNarrowMaxWidth && p.width <= kMaxStreamWidth && p.x_dim_stride < p.x_seq_stride;
+    return p.width > kWindowMaxWidth && p.width <= kMaxStreamWidth && p.x_dim_stride < p.x_seq_stride;
 }
 
 template <typename T>
 hipconv_status_t launch_direct_wide_channel_last(const hipconv_conv1d_params &p, hipStream_t stream) {
-    if (p.width <= 8) return launch_width<T, 8>(p, stream);
-    if (p.width <= 16) return launch_width<T, 16>(p, stream);
     if (p.width <= 32) return launch_width<T, 32>(p, stream);
     if (p.width <= 64) return launch_width<T, 64>(p, stream);
     return (hipconv_status_t)hipErrorInvalidValue;
