@@ -174,9 +174,8 @@ __device__ __forceinline__ bool group_at(int g, int groups, int64_t t0, const hi
 }
 
 template <typename T, int kWidth, int kVec, bool kSilu>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (window_min_blocks<T, kWidth, kVec>())) conv1d_direct_window_channel_last_kernel(hipconv_conv1d_params p,
-                                                                                     int groups, int channel_spans,
-                                                                                     int chunk_blocks) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (window_min_blocks<T, kWidth, kVec>()))
+    conv1d_direct_window_channel_last_kernel(hipconv_conv1d_params p, int groups, int channel_spans, int chunk_blocks) {
     constexpr int S = WindowShape<kWidth>::S;
     using Row = Lanes<T, kVec>;
     const int lane = (int)threadIdx.x % kLanes;
