@@ -27,7 +27,8 @@
 #
 # 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
 #    direct_channel_last.hip, direct_wide_channel_first.hip, direct_wide_channel_last.hip,
-#    direct_window_channel_last.hip, update.hip) move data in 16-byte accesses and keep everything in registers; so do the
+#    direct_window_channel_last.hip, update.hip) keep everything in registers and, except
+#    where listed below, move data in 16-byte accesses; so do the
 #    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip), whose
 #    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in
 #    copy_loads (the channel-last wide kernels) copy their tiles into shared memory with

@@ -69,10 +69,10 @@ template <typename T, int kWidth> struct WideTile {
     static constexpr int shared_bytes(int r) {
         return 2 * (kRuns * r + kWidth - 1) * C * (int)sizeof(T) + kWidth * (C + 1) * 4;
     }
-    // Times per thread: the most that fit the budget, with at most 32 sums per thread and
-    // at most 512 taps·times (R·W), the unrolled loop that hipcc still keeps in registers
-    // (past it gfx90a put the taps in scratch at R = 32, W = 32).
-    static constexpr bool fits(int r) { return r <= 32 && r * kWidth <= 512 && shared_bytes(r) <= kSharedBudget; }
+    // Times per thread: the most of 32, 16, 8 that fit the budget with at most 512
+    // taps·times (R·W), the unrolled loop that hipcc still keeps in registers (past it
+    // gfx90a put the taps in scratch at R = 32, W = 32).
+    static constexpr bool fits(int r) { return r * kWidth <= 512 && shared_bytes(r) <= kSharedBudget; }
     static constexpr int R = fits(32) ? 32 : fits(16) ? 16 : 8;
     static_assert(shared_bytes(R) <= kSharedBudget, "the stages fit in shared memory");
     static constexpr int T_ = kRuns * R;          // times per tile

@@ -271,7 +271,7 @@ template <typename T> bool direct_window_channel_last_fits(const hipconv_conv1d_
     if (p.width <= kNarrowMaxWidth || p.width > kWindowMaxWidth || p.x_dim_stride >= p.x_seq_stride) return false;
     // The grid (one block per 4 chunks of a span of 32 channels, at one group per chunk)
     // must fit a 32-bit block index.
-    const int64_t blocks = ceil_div(ceil_div(p.seqlen, (int64_t)16), (int64_t)kWarps) *
+    const int64_t blocks = ceil_div(ceil_div(p.seqlen, (int64_t)WindowShape<kWindowMaxWidth>::S), (int64_t)kWarps) *
                            ceil_div(p.dim, (int64_t)kLanes) * p.batch;
     return blocks <= INT32_MAX;
 }
