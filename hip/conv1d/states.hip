@@ -2,23 +2,22 @@
  * Sequence boundaries of the forward (hipconv/conv1d.h): initial states, packed variable-length
  * batches, final states. The forward kernels themselves run with zero history over each
  * batch row (or over a packed batch as one row); only the first width-1 outputs of each
- * sequence see a different history, so a small pass rewrites those afterwards, and the
- * fast kernels stay as they are.
+ * sequence see a different history, so one small pass after them rewrites those, and
+ * writes the final states in the same launch; the fast kernels stay as they are.
  *
  * A sequence is a batch row b (times 0 .. seqlen-1, states row b), or with cu_seqlens
  * sequence s of the packed row (times cu_seqlens[s] .. cu_seqlens[s+1]-1, states row s).
  * Bad cu_seqlens entries are reported in the status word and their sequences skipped;
  * nothing is addressed through them.
  *
- * conv1d_sequence_heads: y at the first min(width-1, length) times of each sequence,
- *   recomputed with the history initial_states[seq, c, width-1+tau] (0 without it) for
- *   tau < 0; bias and SiLU as the forward, fp32 accumulation.
- *   Launch: 256 threads, grid-stride over sequences*dim*(width-1), time fastest.
- *
- * conv1d_final_states: final_states[seq, c, k] = x at time length-(width-1)+k of the
- *   sequence, from initial_states[seq, c, length+k] (or 0) where that time is < 0.
- *   Launch: 256 threads, grid-stride over sequences*dim*(width-1), k fastest (writes
- *   coalesced; x reads are strided, and small).
+ * conv1d_sequence_boundaries: thread (seq, c, j), j < width-1, grid-stride over
+ *   sequences*dim*(width-1), j fastest (final-state writes coalesced; x reads are strided,
+ *   and small). Launch: 256 threads.
+ *   heads (initial_states or cu_seqlens): y at time j < length of the sequence, recomputed
+ *     with the history initial_states[seq, c, width-1+tau] (0 without it) for tau < 0;
+ *     bias and SiLU as the forward, fp32 accumulation.
+ *   final_states (not NULL): final_states[seq, c, j] = x at time length-(width-1)+j of the
+ *     sequence, from initial_states[seq, c, length+j] (or 0) where that time is < 0.
  */
 #include "compat.h"
 #include "element.h"
@@ -30,59 +29,48 @@ namespace hipconv {
 
 constexpr int kStatesThreads = 256;
 
-template <typename T> __global__ void __launch_bounds__(kStatesThreads) conv1d_final_states_kernel(hipconv_conv1d_sequences_params q) {
-    const hipconv_conv1d_params &p = q.conv;
-    const T *x = static_cast<const T *>(p.x);
-    const T *initial = static_cast<const T *>(p.initial_states);
-    T *final_states = static_cast<T *>(p.final_states);
-    const int history = p.width - 1;
-    const int64_t total = sequence_count(q) * p.dim * history;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = i / history;  // seq * dim + c
-        const int k = (int)(i % history);
-        const int64_t seq = row / p.dim;
-        const int c = (int)(row % p.dim);
-        const Sequence s = sequence(q, seq, c == 0 && k == 0);
-        if (!s.ok) continue;
-        const int64_t tau = s.length - history + k;
-        T v;
-        if (tau >= 0)
-            v = x[s.x_start + c * p.x_dim_stride + tau * p.x_seq_stride];
-        else
-            v = initial != nullptr ? initial[row * history + k + s.length] : from_float<T>(0.f);
-        final_states[i] = v;
-    }
-}
-
 template <typename T>
-__global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_heads_kernel(hipconv_conv1d_sequences_params q) {
+__global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_boundaries_kernel(hipconv_conv1d_sequences_params q,
+                                                                                   bool heads) {
     const hipconv_conv1d_params &p = q.conv;
     const T *x = static_cast<const T *>(p.x);
     const T *w = static_cast<const T *>(p.w);
     const T *bias = static_cast<const T *>(p.bias);
     const T *initial = static_cast<const T *>(p.initial_states);
     T *y = static_cast<T *>(p.y);
+    T *final_states = static_cast<T *>(p.final_states);
     const int history = p.width - 1;
     const int64_t total = sequence_count(q) * p.dim * history;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t row = i / history;  // seq * dim + c
-        const int t = (int)(i % history);
+        const int j = (int)(i % history);
         const int64_t seq = row / p.dim;
         const int c = (int)(row % p.dim);
-        const Sequence s = sequence(q, seq, c == 0 && t == 0);
-        if (!s.ok || t >= s.length) continue;
+        const Sequence s = sequence(q, seq, c == 0 && j == 0);
+        if (!s.ok) continue;
+        const T *x_c = x + s.x_start + c * p.x_dim_stride;
+        if (final_states != nullptr) {
+            const int64_t tau = s.length - history + j;
+            T v;
+            if (tau >= 0)
+                v = x_c[tau * p.x_seq_stride];
+            else
+                v = initial != nullptr ? initial[row * history + j + s.length] : from_float<T>(0.f);
+            final_states[i] = v;
+        }
+        if (!heads || j >= s.length) continue;
         float acc = bias != nullptr ? to_float(bias[c]) : 0.f;
         for (int tap = 0; tap < p.width; ++tap) {
-            const int tau = t + tap - history;
+            const int tau = j + tap - history;
             float v = 0.f;
             if (tau >= 0)
-                v = to_float(x[s.x_start + c * p.x_dim_stride + (int64_t)tau * p.x_seq_stride]);
+                v = to_float(x_c[(int64_t)tau * p.x_seq_stride]);
             else if (initial != nullptr)
                 v = to_float(initial[row * history + history + tau]);
             acc += to_float(w[(int64_t)c * p.width + tap]) * v;
         }
         if (p.silu) acc = acc / (1.f + expf(-acc));
-        y[s.y_start + c * p.y_dim_stride + (int64_t)t * p.y_seq_stride] = from_float<T>(acc);
+        y[s.y_start + c * p.y_dim_stride + (int64_t)j * p.y_seq_stride] = from_float<T>(acc);
     }
 }
 
@@ -94,29 +82,18 @@ inline bool valid_sequences(const hipconv_conv1d_sequences_params &q) {
 }
 
 template <typename T>
-hipconv_status_t launch_conv1d_sequence_heads(const hipconv_conv1d_sequences_params &q, hipStream_t stream) {
-    const hipconv_conv1d_params &p = q.conv;
-    if (!valid_sequences(q) || p.w == nullptr || p.y == nullptr) return (hipconv_status_t)hipErrorInvalidValue;
-    if (p.width == 1) return (hipconv_status_t)hipSuccess;  // no history
-    const int64_t total = sequence_count(q) * p.dim * (p.width - 1);
-    hipLaunchKernelGGL(conv1d_sequence_heads_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
-                       dim3(kStatesThreads), 0, stream, q);
-    return last_launch_status();
-}
-
-template <typename T>
-hipconv_status_t launch_conv1d_final_states(const hipconv_conv1d_sequences_params &q, hipStream_t stream) {
+hipconv_status_t launch_conv1d_sequence_boundaries(const hipconv_conv1d_sequences_params &q, hipStream_t stream) {
     const hipconv_conv1d_params &p = q.conv;
     if (!valid_sequences(q)) return (hipconv_status_t)hipErrorInvalidValue;
-    if (p.width == 1) return (hipconv_status_t)hipSuccess;  // no state to keep
-    if (p.final_states == nullptr) return (hipconv_status_t)hipErrorInvalidValue;
+    const bool heads = p.initial_states != nullptr || q.cu_seqlens != nullptr;
+    if (heads && (p.w == nullptr || p.y == nullptr)) return (hipconv_status_t)hipErrorInvalidValue;
+    if (p.width == 1 || (!heads && p.final_states == nullptr)) return (hipconv_status_t)hipSuccess;  // nothing to do
     const int64_t total = sequence_count(q) * p.dim * (p.width - 1);
-    hipLaunchKernelGGL(conv1d_final_states_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
-                       dim3(kStatesThreads), 0, stream, q);
+    hipLaunchKernelGGL(conv1d_sequence_boundaries_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
+                       dim3(kStatesThreads), 0, stream, q, heads);
     return last_launch_status();
 }
 
 }  // namespace hipconv
 
-HIPCONV_EXPORT_PER_DTYPE(conv1d_sequence_heads, hipconv_conv1d_sequences_params)
-HIPCONV_EXPORT_PER_DTYPE(conv1d_final_states, hipconv_conv1d_sequences_params)
+HIPCONV_EXPORT_PER_DTYPE(conv1d_sequence_boundaries, hipconv_conv1d_sequences_params)

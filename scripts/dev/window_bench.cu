@@ -4,7 +4,8 @@
 // SiLU against a host double reference (relative norm error; "BAD" lines past 1e-3 f16,
 // 1e-2 bf16, 1e-5 f32), then (4,2048,4096,W) channel-last for W = 8 and 16 in each dtype,
 // 30 launches per round over 3 rotating buffer sets (3 x 67-134 MB, past the 50 MB L2),
-// median of 8 rounds, as % of a 1 GiB device-to-device copy timed in the same process.
+// median of 8 rounds, as % of a 1 GiB device-to-device copy timed in the same process;
+// last, the kernel's access pattern alone (pattern_copy_kernel: y = x, same grid and groups).
 // The library's bench (examples/bench) is the number of record; this is for comparing
 // variants within one device call. Build here and run on the GPU:
 //   nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
@@ -89,6 +90,62 @@ template <typename T> void bench(const char *name, int Wd, double copy_gbps) {
     cudaFree(dw);
 }
 
+// The kernel's access pattern without its arithmetic: the same grid (span fastest, 4 warps
+// of consecutive 128-row chunks per block), each lane a pair of channels, 16-row groups
+// with the next group's loads in flight; y = x. What the pattern alone reaches.
+template <typename T>
+__global__ void __launch_bounds__(128, 4) pattern_copy_kernel(const T *x, T *y, int dim, int seqlen, int spans, int chunk_blocks) {
+    using Word = typename std::conditional<sizeof(T) == 2, uint32_t, uint2>::type;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    int64_t block = blockIdx.x;
+    const int span = block % spans; block /= spans;
+    const int chunk_block = block % chunk_blocks; const int64_t b = block / chunk_blocks;
+    const int c = (span * 32 + lane) * 2;
+    const int64_t t0 = ((int64_t)chunk_block * 4 + warp) * 128;
+    const Word *xw = reinterpret_cast<const Word *>(x + b * (int64_t)seqlen * dim + c);
+    Word *yw = reinterpret_cast<Word *>(y + b * (int64_t)seqlen * dim + c);
+    const int64_t stride = dim / 2;
+    Word cur[16], next[16];
+#pragma unroll
+    for (int s = 0; s < 16; ++s) cur[s] = xw[(t0 + s) * stride];
+    for (int g = 0; g < 8; g += 2) {
+        const int64_t tg = t0 + g * 16;
+        if (g + 1 < 8) {
+#pragma unroll
+            for (int s = 0; s < 16; ++s) next[s] = xw[(tg + 16 + s) * stride];
+        }
+#pragma unroll
+        for (int s = 0; s < 16; ++s) yw[(tg + s) * stride] = cur[s];
+        if (g + 2 < 8) {
+#pragma unroll
+            for (int s = 0; s < 16; ++s) cur[s] = xw[(tg + 32 + s) * stride];
+        }
+#pragma unroll
+        for (int s = 0; s < 16; ++s) yw[(tg + 16 + s) * stride] = next[s];
+    }
+}
+
+template <typename T> void bench_pattern(const char *name, double copy_gbps) {
+    const int B = 4, D = 2048, L = 4096, R = 3;
+    size_t n = (size_t)B * D * L;
+    std::vector<T *> xs(R), ys(R);
+    for (int r = 0; r < R; ++r) { CK(cudaMalloc(&xs[r], n * sizeof(T))); CK(cudaMalloc(&ys[r], n * sizeof(T))); CK(cudaMemset(xs[r], 0, n * sizeof(T))); }
+    const int spans = D / 64, chunk_blocks = L / 512;
+    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+    std::vector<float> ts;
+    for (int round = 0; round < 9; ++round) {
+        const int reps = 30;
+        cudaEventRecord(a);
+        for (int i = 0; i < reps; ++i) pattern_copy_kernel<T><<<spans * chunk_blocks * B, 128>>>(xs[i % R], ys[i % R], D, L, spans, chunk_blocks);
+        cudaEventRecord(b); CK(cudaEventSynchronize(b)); CK(cudaGetLastError());
+        float ms; cudaEventElapsedTime(&ms, a, b); if (round) ts.push_back(ms * 1000 / reps);
+    }
+    std::sort(ts.begin(), ts.end());
+    double us = ts[ts.size() / 2];
+    printf("pattern copy %-5s  %8.2f us  %6.1f%% of copy\n", name, us, 2.0 * n * sizeof(T) / us / 1e3 / copy_gbps * 100);
+    for (int r = 0; r < R; ++r) { cudaFree(xs[r]); cudaFree(ys[r]); }
+}
+
 int main() {
     srand(7);
     double worst[3] = {0, 0, 0};
@@ -109,4 +166,6 @@ int main() {
     std::sort(ts.begin(), ts.end()); double gbps = 2.0 * cb / (ts[3] * 1e-3) / 1e9;
     printf("copy %.0f GB/s\n", gbps); cudaFree(c0); cudaFree(c1);
     for (int Wd : {8, 16}) { bench<__half>("f16", Wd, gbps); bench<__nv_bfloat16>("bf16", Wd, gbps); bench<float>("f32", Wd, gbps); }
+    bench_pattern<__half>("16-bit", gbps);
+    bench_pattern<float>("f32", gbps);
 }

@@ -132,15 +132,7 @@ impl<T: Element> CausalConv1d<T> {
                 // SAFETY: shape and options passed check::shape and check::resolve_algorithm in
                 // `with_options`; x, w, bias, y and the states passed check::forward_buffers
                 // and check::states above.
-                unsafe {
-                    launch::run_forward(stream, &s, &self.options, x, w, bias, initial, None, y)?;
-                    match final_states {
-                        Some(final_states) => {
-                            launch::run_final_states(stream, &s, self.options.layout, x, initial, None, final_states)
-                        }
-                        None => Ok(()),
-                    }
-                }
+                unsafe { launch::run_forward(stream, &s, &self.options, x, w, bias, (initial, final_states), None, y) }
             }
         }
     }

@@ -32,8 +32,7 @@ const _: () = {
 struct Kernels {
     direct: Entry<sys::hipconv_conv1d_params>,
     fused_gemm: Entry<sys::hipconv_conv1d_params>,
-    sequence_heads: Entry<sys::hipconv_conv1d_sequences_params>,
-    final_states: Entry<sys::hipconv_conv1d_sequences_params>,
+    sequence_boundaries: Entry<sys::hipconv_conv1d_sequences_params>,
     update: Entry<sys::hipconv_conv1d_update_params>,
     preprocess_input: Entry<sys::hipconv_conv1d_preprocess_input_params>,
     preprocess_weight: Entry<sys::hipconv_conv1d_preprocess_weight_params>,
@@ -44,8 +43,7 @@ struct Kernels {
 const F16: Kernels = Kernels {
     direct: entry!(hipconv_conv1d_direct_f16),
     fused_gemm: entry!(hipconv_conv1d_fused_gemm_f16),
-    sequence_heads: entry!(hipconv_conv1d_sequence_heads_f16),
-    final_states: entry!(hipconv_conv1d_final_states_f16),
+    sequence_boundaries: entry!(hipconv_conv1d_sequence_boundaries_f16),
     update: entry!(hipconv_conv1d_update_f16),
     preprocess_input: entry!(hipconv_conv1d_preprocess_input_f16),
     preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_f16),
@@ -54,8 +52,7 @@ const F16: Kernels = Kernels {
 const BF16: Kernels = Kernels {
     direct: entry!(hipconv_conv1d_direct_bf16),
     fused_gemm: entry!(hipconv_conv1d_fused_gemm_bf16),
-    sequence_heads: entry!(hipconv_conv1d_sequence_heads_bf16),
-    final_states: entry!(hipconv_conv1d_final_states_bf16),
+    sequence_boundaries: entry!(hipconv_conv1d_sequence_boundaries_bf16),
     update: entry!(hipconv_conv1d_update_bf16),
     preprocess_input: entry!(hipconv_conv1d_preprocess_input_bf16),
     preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_bf16),
@@ -64,8 +61,7 @@ const BF16: Kernels = Kernels {
 const F32: Kernels = Kernels {
     direct: entry!(hipconv_conv1d_direct_f32),
     fused_gemm: entry!(hipconv_conv1d_fused_gemm_f32),
-    sequence_heads: entry!(hipconv_conv1d_sequence_heads_f32),
-    final_states: entry!(hipconv_conv1d_final_states_f32),
+    sequence_boundaries: entry!(hipconv_conv1d_sequence_boundaries_f32),
     update: entry!(hipconv_conv1d_update_f32),
     preprocess_input: entry!(hipconv_conv1d_preprocess_input_f32),
     preprocess_weight: entry!(hipconv_conv1d_preprocess_weight_f32),
@@ -193,16 +189,19 @@ fn sequences_params(
 }
 
 /// Enqueues the `Direct` or `FusedGemm` forward (`options.algorithm`, resolved), then, with
-/// `initial` not null or a packed batch, the pass that rewrites the outputs that see each
-/// sequence's own history.
+/// `initial` not null, a packed batch or `final_states` not null, the pass at the sequence
+/// boundaries: it rewrites the outputs that see each sequence's own history and writes
+/// `final_states[seq, c, k] = x[seq, c, length−(width−1)+k]` (from `initial`, or 0, before
+/// t = 0), in one launch.
 ///
 /// # Safety
 /// `x` and `y` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `w`
-/// `s.w_len()`, `bias` (if not null) `s.dim` and `initial` (if not null)
+/// `s.w_len()`, `bias` (if not null) `s.dim`, `initial` and `final_states` (if not null)
 /// `sequences·s.dim·(s.width−1)` (sequences: `s.batch`, or `packed.n_seqs` with `s.batch`
 /// 1), `packed`'s offsets `n_seqs + 1` and its status word `HIPCONV_STATUS_WORDS` int32,
-/// all on the stream's device and live until the launches complete; `s` must have passed
-/// `check::shape`, and `options` the checks of `check::resolve_algorithm`.
+/// all on the stream's device and live until the launches complete, `final_states` not
+/// overlapping `initial`, `x` or `y`; `s` must have passed `check::shape`, and `options`
+/// the checks of `check::resolve_algorithm`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn conv1d_forward<T: Element>(
     stream: &Stream,
@@ -211,43 +210,22 @@ pub(crate) unsafe fn conv1d_forward<T: Element>(
     x: *const c_void,
     w: *const c_void,
     bias: *const c_void,
-    initial: *const c_void,
+    states: (*const c_void, *mut c_void),
     packed: Option<PackedSequences>,
     y: *mut c_void,
 ) -> Result<()> {
-    let params = conv1d_params(s, options, x, w, bias, y, (initial, std::ptr::null_mut()));
+    let params = conv1d_params(s, options, x, w, bias, y, states);
     let kernels = kernels::<T>();
     let forward = match options.algorithm {
         Algorithm::FusedGemm => &kernels.fused_gemm,
         _ => &kernels.direct,
     };
     forward.run(&params, stream)?;
-    if (initial.is_null() && packed.is_none()) || s.width == 1 {
+    let (initial, final_states) = states;
+    if (initial.is_null() && packed.is_none() && final_states.is_null()) || s.width == 1 {
         return Ok(());
     }
-    kernels.sequence_heads.run(&sequences_params(params, packed), stream)
-}
-
-/// Enqueues `final_states[seq, c, k] = x[seq, c, length−(width−1)+k]` (from `initial`, or 0,
-/// before t = 0), per batch row or per sequence of `packed`.
-///
-/// # Safety
-/// `x` must hold `s.x_len()` elements of `T` laid out as `options.layout`, `initial` (if not
-/// null) and `final_states` `sequences·s.dim·(s.width−1)`, `packed` as for
-/// [`conv1d_forward`], all on the stream's device and live until the launch completes,
-/// `final_states` not overlapping `initial`; `s` must have passed `check::shape`.
-pub(crate) unsafe fn conv1d_final_states<T: Element>(
-    stream: &Stream,
-    s: &Shape,
-    options: &Options,
-    x: *const c_void,
-    initial: *const c_void,
-    packed: Option<PackedSequences>,
-    final_states: *mut c_void,
-) -> Result<()> {
-    let null = std::ptr::null();
-    let params = conv1d_params(s, options, x, null, null, std::ptr::null_mut(), (initial, final_states));
-    kernels::<T>().final_states.run(&sequences_params(params, packed), stream)
+    kernels.sequence_boundaries.run(&sequences_params(params, packed), stream)
 }
 
 /// Pointers of one decode update (`hipconv_conv1d_update_params`).

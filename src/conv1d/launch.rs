@@ -5,7 +5,7 @@
 //! public operations (forward.rs, stages.rs, update.rs, varlen.rs) are the only callers.
 
 use super::host;
-use super::options::{Layout, Options};
+use super::options::Options;
 use super::shape::{Shape, UpdateShape};
 use crate::backend::{host_data, host_data_mut, on_backend};
 use crate::element::Element;
@@ -82,15 +82,16 @@ fn packed_on_device(packed: Option<Packed<'_>>) -> Option<super::gpu::PackedSequ
 }
 
 /// `Direct` or `FusedGemm` (`options.algorithm`, resolved), with each sequence's history
-/// before its first time from `initial` (zeros without it). The sequences are the batch
-/// rows, or those of `packed`.
+/// before its first time from `initial` (zeros without it), and the last width−1 inputs of
+/// each sequence (from `initial` before its first time) into `final_states`. The sequences
+/// are the batch rows, or those of `packed`.
 ///
 /// # Safety
 /// `s` passed `check::shape` and `options` `check::resolve_algorithm` (not `Im2colGemm`);
-/// x, w, bias and y passed `check::forward_buffers`, `initial` `check::states`, for the
-/// stream's device; `packed`'s `cu_seqlens` holds `n_seqs + 1` offsets on that device, with
-/// `s.batch` 1 (on the host backend: offsets checked by `status::check_cu_seqlens`), and its
-/// status word `STATUS_WORDS` int32.
+/// x, w, bias and y passed `check::forward_buffers`, `initial` and `final_states`
+/// `check::states`, for the stream's device; `packed`'s `cu_seqlens` holds `n_seqs + 1`
+/// offsets on that device, with `s.batch` 1 (on the host backend: offsets checked by
+/// `status::check_cu_seqlens`), and its status word `STATUS_WORDS` int32.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn run_forward<T: Element>(
     stream: &Stream,
@@ -99,7 +100,7 @@ pub(crate) unsafe fn run_forward<T: Element>(
     x: &Buffer<T>,
     w: &Buffer<T>,
     bias: Option<&Buffer<T>>,
-    initial: Option<&Buffer<T>>,
+    (initial, final_states): (Option<&Buffer<T>>, Option<&mut Buffer<T>>),
     packed: Option<Packed<'_>>,
     y: &mut Buffer<T>,
 ) -> Result<()> {
@@ -109,51 +110,23 @@ pub(crate) unsafe fn run_forward<T: Element>(
         // A packed batch runs as one sequence first, as on the GPU; its heads are redone.
         let row_initial = if packed.is_some() { None } else { initial.map(host_data) };
         host::forward(s, options, host::Operands { x, w, bias, initial: row_initial }, host_data_mut(y));
-        if let Some(packed) = packed {
-            host::sequence_heads(s, options, (x, w, bias), initial.map(host_data), host_data(packed.cu_seqlens), host_data_mut(y));
+        let cu_seqlens = packed.map(|p| host_data(p.cu_seqlens));
+        if let Some(cu_seqlens) = cu_seqlens {
+            host::sequence_heads(s, options, (x, w, bias), initial.map(host_data), cu_seqlens, host_data_mut(y));
+        }
+        if let (Some(final_states), true) = (final_states, s.width > 1) {
+            host::final_states(s, options.layout, x, initial.map(host_data), cu_seqlens, host_data_mut(final_states));
         }
     },
-    // SAFETY: x, w, bias, initial, y and packed's buffers live on the stream's device with
-    // the lengths the shape and layout need (this function's contract); missing ones are null.
+    // SAFETY: x, w, bias, initial, final_states, y and packed's buffers live on the stream's
+    // device with the lengths the shape and layout need (this function's contract); missing
+    // ones are null; `final_states` is borrowed mutably, so it overlaps none of the others.
     gpu: unsafe {
         let bias = bias.map_or(std::ptr::null(), Buffer::as_raw);
         let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
+        let final_states = final_states.map_or(std::ptr::null_mut(), Buffer::as_raw_mut);
         let (x, w, packed) = (x.as_raw(), w.as_raw(), packed_on_device(packed));
-        super::gpu::conv1d_forward::<T>(stream, s, options, x, w, bias, initial, packed, y.as_raw_mut())
-    })
-}
-
-/// The last width−1 inputs of each sequence (from `initial` before its first time) into
-/// `final_states`.
-///
-/// # Safety
-/// As [`run_forward`] for `s`, x and `packed`; `initial` and `final_states` passed
-/// `check::states`.
-pub(crate) unsafe fn run_final_states<T: Element>(
-    stream: &Stream,
-    s: &Shape,
-    layout: Layout,
-    x: &Buffer<T>,
-    initial: Option<&Buffer<T>>,
-    packed: Option<Packed<'_>>,
-    final_states: &mut Buffer<T>,
-) -> Result<()> {
-    if s.width == 1 {
-        return Ok(()); // no state
-    }
-    on_backend!(stream,
-    host: {
-        let cu_seqlens = packed.map(|p| host_data(p.cu_seqlens));
-        host::final_states(s, layout, host_data(x), initial.map(host_data), cu_seqlens, host_data_mut(final_states))
-    },
-    // SAFETY: x, initial, final_states and packed's buffers live on the stream's device with
-    // the lengths the shape and layout need (this function's contract); `final_states` is
-    // borrowed mutably, so it cannot be `initial`.
-    gpu: unsafe {
-        let initial = initial.map_or(std::ptr::null(), Buffer::as_raw);
-        let options = Options::default().layout(layout);
-        let (x, packed) = (x.as_raw(), packed_on_device(packed));
-        super::gpu::conv1d_final_states::<T>(stream, s, &options, x, initial, packed, final_states.as_raw_mut())
+        super::gpu::conv1d_forward::<T>(stream, s, options, x, w, bias, (initial, final_states), packed, y.as_raw_mut())
     })
 }
 

@@ -99,15 +99,7 @@ impl<T: Element> CausalConv1dVarlen<T> {
         // SAFETY: the packed shape and options passed check::shape, check::varlen_shape and
         // check::resolve_algorithm in `new`; buffers, cu_seqlens (and on the host its values)
         // and states were checked above; the status word is ours.
-        unsafe {
-            launch::run_forward(stream, &s, &self.options, x, w, bias, initial, packed, y)?;
-            match final_states {
-                Some(final_states) => {
-                    launch::run_final_states(stream, &s, self.options.layout, x, initial, packed, final_states)
-                }
-                None => Ok(()),
-            }
-        }
+        unsafe { launch::run_forward(stream, &s, &self.options, x, w, bias, (initial, final_states), packed, y) }
     }
 
     /// Waits for `stream`, then returns the first bad `cu_seqlens` entry the kernels met

@@ -2,7 +2,7 @@
  * hipconv C ABI: causal depthwise conv1d (hip/conv1d/).
  *
  *   forwards        hipconv_conv1d_params            direct, fused_gemm
- *   boundary passes hipconv_conv1d_sequences_params  sequence_heads, final_states
+ *   boundary pass   hipconv_conv1d_sequences_params  sequence_boundaries
  *   decode update   hipconv_conv1d_update_params     update
  *   explicit pipeline (Im2colGemm), one params struct per stage:
  *                   hipconv_conv1d_preprocess_input_params, _preprocess_weight_params,
@@ -46,11 +46,12 @@ extern "C" {
  *   w [dim, width] contiguous; bias [dim] or NULL; silu: 0 or 1. fp32 accumulation.
  *   initial_states [batch, dim, width-1] contiguous or NULL: the inputs before t = 0
  *         (x[b, c, -k] = initial_states[b, c, width-1-k]); zeros without it. The forward
- *         kernels compute with zeros; hipconv_conv1d_sequence_heads, launched after
- *         them, rewrites the outputs that see the history.
- *   final_states [batch, dim, width-1] contiguous: written by hipconv_conv1d_final_states
- *         with the last width-1 inputs (from initial_states where seqlen < width-1);
- *         the forward kernels ignore it. It must not overlap initial_states.
+ *         kernels compute with zeros; hipconv_conv1d_sequence_boundaries, launched
+ *         after them, rewrites the outputs that see the history.
+ *   final_states [batch, dim, width-1] contiguous or NULL: written by
+ *         hipconv_conv1d_sequence_boundaries with the last width-1 inputs (from
+ *         initial_states where seqlen < width-1); the forward kernels ignore it. It must
+ *         not overlap initial_states.
  * One params struct for every forward algorithm.
  */
 typedef struct hipconv_conv1d_params {
@@ -88,7 +89,7 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_direct, hipconv_conv1d_params)
 #define HIPCONV_FUSED_GEMM_MAX_WIDTH 512
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_fused_gemm, hipconv_conv1d_params)
 
-/* ------------------------------------------------------ boundary passes */
+/* -------------------------------------------------------- boundary pass */
 
 /*
  * The sequences of a forward, for the passes at their boundaries (the forward kernels
@@ -96,8 +97,8 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_fused_gemm, hipconv_conv1d_params)
  *   cu_seqlens [n_seqs+1] int32 on the device: conv.batch is 1 and conv.seqlen the total
  *         tokens; sequence s is times cu_seqlens[s] .. cu_seqlens[s+1]-1, and the states
  *         are [n_seqs, dim, width-1]. The forward kernels run over the packed tokens as
- *         one sequence; sequence_heads then recomputes the outputs that must not see the
- *         previous sequence.
+ *         one sequence; sequence_boundaries then recomputes the outputs that must not
+ *         see the previous sequence.
  *   status: the status word (HIPCONV_STATUS_CU_SEQLENS_*), required with cu_seqlens.
  */
 typedef struct hipconv_conv1d_sequences_params {
@@ -108,18 +109,17 @@ typedef struct hipconv_conv1d_sequences_params {
 } hipconv_conv1d_sequences_params;
 
 /*
- * sequence_heads: the first min(width-1, length) outputs of each sequence, recomputed with
- * the sequence's own history: initial_states (or zeros where NULL). Without cu_seqlens the
- * sequences are the batch rows, and the pass is needed only with initial_states. With
- * cu_seqlens it separates the sequences of a packed batch the forward kernels ran over as
- * one.
+ * sequence_boundaries, one launch after the forward kernels:
+ * - heads, with initial_states or cu_seqlens: the first min(width-1, length) outputs of
+ *   each sequence, recomputed with the sequence's own history: initial_states (or zeros
+ *   where NULL). Without cu_seqlens the sequences are the batch rows. With cu_seqlens it
+ *   separates the sequences of a packed batch the forward kernels ran over as one.
+ * - final_states, where not NULL: final_states[b, c, k] = x[b, c, seqlen-(width-1)+k]
+ *   (initial_states or 0 before t = 0), per sequence of cu_seqlens where given
+ *   ([n_seqs, dim, width-1]).
+ * Nothing to do (and no launch) for width 1, or with neither part asked for.
  */
-HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_sequence_heads, hipconv_conv1d_sequences_params)
-
-/* final_states: final_states[b, c, k] = x[b, c, seqlen-(width-1)+k] (initial_states or 0
- * before t = 0), per sequence of cu_seqlens where given ([n_seqs, dim, width-1]).
- * Reads x and initial_states, writes final_states only; nothing to do for width 1. */
-HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_final_states, hipconv_conv1d_sequences_params)
+HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_sequence_boundaries, hipconv_conv1d_sequences_params)
 
 /* --------------------------------------------------------- decode update */
 
