@@ -63,30 +63,37 @@ template <typename T> double check(int B, int D, int L, int Wd, bool silu, int p
     return sqrt(num / den);
 }
 
-template <typename T> void bench(const char *name, int Wd, double copy_gbps) {
-    const int B = 4, D = 2048, L = 4096, R = 3;
-    size_t n = (size_t)B * D * L;
+// The timing both benches share, at (4,2048,4096) channel-last: R = 3 rotating (x, y) sets,
+// 30 launches of launch(x, y) per round, the median over rounds 2-9 in us.
+constexpr int kB = 4, kD = 2048, kL = 4096;
+template <typename T, typename Launch> double median_us(const Launch &launch) {
+    const int R = 3;
+    const size_t n = (size_t)kB * kD * kL;
     std::vector<T *> xs(R), ys(R);
-    T *dw; CK(cudaMalloc(&dw, (size_t)D * Wd * sizeof(T))); CK(cudaMemset(dw, 0, (size_t)D * Wd * sizeof(T)));
     for (int r = 0; r < R; ++r) { CK(cudaMalloc(&xs[r], n * sizeof(T))); CK(cudaMalloc(&ys[r], n * sizeof(T))); CK(cudaMemset(xs[r], 0, n * sizeof(T))); }
-    hipconv_conv1d_params p{};
-    p.w = dw; p.batch = B; p.dim = D; p.seqlen = L; p.width = Wd;
-    p.x_batch_stride = (int64_t)L * D; p.x_dim_stride = 1; p.x_seq_stride = D;
-    p.y_batch_stride = (int64_t)L * D; p.y_dim_stride = 1; p.y_seq_stride = D;
     cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
     std::vector<float> ts;
     for (int round = 0; round < 9; ++round) {
         const int reps = 30;
         cudaEventRecord(a);
-        for (int i = 0; i < reps; ++i) { p.x = xs[i % R]; p.y = ys[i % R]; CK((cudaError_t)launch_direct_window_channel_last<T>(p, 0)); }
-        cudaEventRecord(b); CK(cudaEventSynchronize(b));
+        for (int i = 0; i < reps; ++i) launch(xs[i % R], ys[i % R]);
+        cudaEventRecord(b); CK(cudaEventSynchronize(b)); CK(cudaGetLastError());
         float ms; cudaEventElapsedTime(&ms, a, b); if (round) ts.push_back(ms * 1000 / reps);
     }
     std::sort(ts.begin(), ts.end());
-    double us = ts[ts.size() / 2];
-    double bytes = 2.0 * n * sizeof(T) + (double)D * Wd * sizeof(T);
-    printf("bench %-5s W=%2d  %8.2f us  %6.1f%% of copy\n", name, Wd, us, bytes / us / 1e3 / copy_gbps * 100);
     for (int r = 0; r < R; ++r) { cudaFree(xs[r]); cudaFree(ys[r]); }
+    return ts[ts.size() / 2];
+}
+
+template <typename T> void bench(const char *name, int Wd, double copy_gbps) {
+    T *dw; CK(cudaMalloc(&dw, (size_t)kD * Wd * sizeof(T))); CK(cudaMemset(dw, 0, (size_t)kD * Wd * sizeof(T)));
+    hipconv_conv1d_params p{};
+    p.w = dw; p.batch = kB; p.dim = kD; p.seqlen = kL; p.width = Wd;
+    p.x_batch_stride = (int64_t)kL * kD; p.x_dim_stride = 1; p.x_seq_stride = kD;
+    p.y_batch_stride = (int64_t)kL * kD; p.y_dim_stride = 1; p.y_seq_stride = kD;
+    const double us = median_us<T>([&](T *x, T *y) { p.x = x; p.y = y; CK((cudaError_t)launch_direct_window_channel_last<T>(p, 0)); });
+    double bytes = 2.0 * kB * kD * kL * sizeof(T) + (double)kD * Wd * sizeof(T);
+    printf("bench %-5s W=%2d  %8.2f us  %6.1f%% of copy\n", name, Wd, us, bytes / us / 1e3 / copy_gbps * 100);
     cudaFree(dw);
 }
 
@@ -126,24 +133,11 @@ __global__ void __launch_bounds__(128, 4) pattern_copy_kernel(const T *x, T *y, 
 }
 
 template <typename T> void bench_pattern(const char *name, double copy_gbps) {
-    const int B = 4, D = 2048, L = 4096, R = 3;
-    size_t n = (size_t)B * D * L;
-    std::vector<T *> xs(R), ys(R);
-    for (int r = 0; r < R; ++r) { CK(cudaMalloc(&xs[r], n * sizeof(T))); CK(cudaMalloc(&ys[r], n * sizeof(T))); CK(cudaMemset(xs[r], 0, n * sizeof(T))); }
-    const int spans = D / 64, chunk_blocks = L / 512;
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    std::vector<float> ts;
-    for (int round = 0; round < 9; ++round) {
-        const int reps = 30;
-        cudaEventRecord(a);
-        for (int i = 0; i < reps; ++i) pattern_copy_kernel<T><<<spans * chunk_blocks * B, 128>>>(xs[i % R], ys[i % R], D, L, spans, chunk_blocks);
-        cudaEventRecord(b); CK(cudaEventSynchronize(b)); CK(cudaGetLastError());
-        float ms; cudaEventElapsedTime(&ms, a, b); if (round) ts.push_back(ms * 1000 / reps);
-    }
-    std::sort(ts.begin(), ts.end());
-    double us = ts[ts.size() / 2];
-    printf("pattern copy %-5s  %8.2f us  %6.1f%% of copy\n", name, us, 2.0 * n * sizeof(T) / us / 1e3 / copy_gbps * 100);
-    for (int r = 0; r < R; ++r) { cudaFree(xs[r]); cudaFree(ys[r]); }
+    const int spans = kD / 64, chunk_blocks = kL / 512;
+    const double us = median_us<T>([&](T *x, T *y) {
+        pattern_copy_kernel<T><<<spans * chunk_blocks * kB, 128>>>(x, y, kD, kL, spans, chunk_blocks);
+    });
+    printf("pattern copy %-5s  %8.2f us  %6.1f%% of copy\n", name, us, 2.0 * kB * kD * kL * sizeof(T) / us / 1e3 / copy_gbps * 100);
 }
 
 int main() {
