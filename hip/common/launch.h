@@ -45,24 +45,38 @@ __device__ inline QuotientRemainder divide(int64_t n, int64_t d) {
 
 constexpr int kMaxCachedDevices = 64;
 
-// Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
-// grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
-// The answer is fixed for a (kernel, device) while the process runs, so the caller keeps
-// one `cache` per kernel (zero-initialised, a slot per device) and the runtime is asked
-// once per device instead of on every launch.
-template <typename Kernel>
-hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&cache)[kMaxCachedDevices],
-                           int64_t *blocks) {
-    int device = 0, sms = 0, per_sm = 0;
+// A per-device fact asked of the runtime once per device: `query(device, &value)` answers
+// for the current device, and `cache` (zero-initialised, a slot per device) keeps a positive
+// answer for the next call. Facts are stored as positive numbers (counts, or 1/2 for yes/no).
+template <typename Query>
+hipError_t cached_per_device(std::atomic<int64_t> (&cache)[kMaxCachedDevices], Query query, int64_t *value) {
+    int device = 0;
     hipError_t err = hipGetDevice(&device);
     if (err != hipSuccess) return err;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    if (cacheable && (*blocks = cache[device].load(std::memory_order_relaxed)) > 0) return hipSuccess;
-    err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
-    if (err == hipSuccess) err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-    *blocks = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-    if (err == hipSuccess && cacheable) cache[device].store(*blocks, std::memory_order_relaxed);
+    if (cacheable && (*value = cache[device].load(std::memory_order_relaxed)) > 0) return hipSuccess;
+    err = query(device, value);
+    if (err == hipSuccess && cacheable && *value > 0) cache[device].store(*value, std::memory_order_relaxed);
     return err;
+}
+
+// Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
+// grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
+// The answer is fixed for a (kernel, device) while the process runs, so the caller keeps
+// one `cache` per kernel and the runtime is asked once per device instead of on every launch.
+template <typename Kernel>
+hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&cache)[kMaxCachedDevices],
+                           int64_t *blocks) {
+    return cached_per_device(
+        cache,
+        [&](int device, int64_t *answer) {
+            int sms = 0, per_sm = 0;
+            hipError_t err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+            if (err == hipSuccess) err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+            *answer = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+            return err;
+        },
+        blocks);
 }
 
 // Lets `kernel` launch with `bytes` of dynamic shared memory. NVIDIA caps it at 48 KB unless

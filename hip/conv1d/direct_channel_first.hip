@@ -33,9 +33,12 @@
  *
  * Launch: kThreads threads, one thread per V vectors (V = 1 for small problems, so that
  * more waves share one round of loads), grid = ceil(total / (kThreads·V·E)).
+ * Every block first allows a dependent launch (dependent_launch.h): the boundary pass that
+ * follows a forward with states or a packed batch starts during the last blocks.
  */
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "direct_paths.h"
 #include "element.h"
 #include "flat_vectors.h"
@@ -175,6 +178,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 template <typename T, int kWidth, int V, bool kSilu>
 __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
                                                                                   int64_t total) {
+    allow_dependent_launch();  // the boundary pass may start once every block is running
     constexpr int64_t kSegment = (int64_t)V * HIPCONV_WAVE_SIZE * Vec16<T>::kCount;
     const int lane = wave_lane();
     const int64_t segment = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / HIPCONV_WAVE_SIZE;

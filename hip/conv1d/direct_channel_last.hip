@@ -27,9 +27,12 @@
  * Launch: kThreads threads, one thread per (batch, step of kStep times, channel group),
  * channel group fastest; kStep = kStepLarge rows, or kStepSmall for small problems (more
  * threads share one round of loads: the shortest latency).
+ * Every block first allows a dependent launch (dependent_launch.h): the boundary pass that
+ * follows a forward with states or a packed batch starts during the last blocks.
  */
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "direct_paths.h"
 #include "element.h"
 #include "hipconv/conv1d.h"
@@ -95,6 +98,7 @@ template <typename T, int kVec> __device__ inline void store_pack(T *dst, const 
 template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
 __global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups,
                                                                               int64_t steps, int64_t threads) {
+    allow_dependent_launch();  // the boundary pass may start once every block is running
     constexpr int kHistory = kWidth - 1;
     const int64_t id = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (id >= threads) return;

@@ -12,7 +12,10 @@
  *
  * conv1d_sequence_boundaries: thread (seq, c, j), j < width-1, grid-stride over
  *   sequences*dim*(width-1), j fastest (final-state writes coalesced; x reads are strided,
- *   and small). Launch: 256 threads.
+ *   and small). Launch: 256 threads, as a follower of the forward (dependent_launch.h): on
+ *   sm_90 it starts during the forward's last blocks and does all its reads (x, w, bias,
+ *   initial_states, cu_seqlens: nothing the forward writes), then waits for the forward
+ *   before it writes y and final_states.
  *   heads (initial_states or cu_seqlens): y at time j < length of the sequence, recomputed
  *     with the history initial_states[seq, c, width-1+tau] (0 without it) for tau < 0;
  *     bias and SiLU as the forward, fp32 accumulation.
@@ -20,6 +23,7 @@
  *     sequence, from initial_states[seq, c, length+j] (or 0) where that time is < 0.
  */
 #include "compat.h"
+#include "dependent_launch.h"
 #include "element.h"
 #include "hipconv/conv1d.h"
 #include "launch.h"
@@ -42,36 +46,44 @@ __global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_boundaries_ker
     const int history = p.width - 1;
     const int64_t total = sequence_count(q) * p.dim * history;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = i / history;  // seq * dim + c
-        const int j = (int)(i % history);
-        const int64_t seq = row / p.dim;
-        const int c = (int)(row % p.dim);
+        const QuotientRemainder by_tap = divide(i, history);
+        const int64_t row = by_tap.quotient;  // seq * dim + c
+        const int j = (int)by_tap.remainder;
+        const QuotientRemainder by_channel = divide(row, p.dim);
+        const int64_t seq = by_channel.quotient;
+        const int c = (int)by_channel.remainder;
         const Sequence s = sequence(q, seq, c == 0 && j == 0);
         if (!s.ok) continue;
         const T *x_c = x + s.x_start + c * p.x_dim_stride;
+        // Reads (none of them written by the forward) before the wait, writes after it.
+        T last = from_float<T>(0.f);
         if (final_states != nullptr) {
             const int64_t tau = s.length - history + j;
-            T v;
             if (tau >= 0)
-                v = x_c[tau * p.x_seq_stride];
-            else
-                v = initial != nullptr ? initial[row * history + j + s.length] : from_float<T>(0.f);
-            final_states[i] = v;
-        }
-        if (!heads || j >= s.length) continue;
-        float acc = bias != nullptr ? to_float(bias[c]) : 0.f;
-        for (int tap = 0; tap < p.width; ++tap) {
-            const int tau = j + tap - history;
-            float v = 0.f;
-            if (tau >= 0)
-                v = to_float(x_c[(int64_t)tau * p.x_seq_stride]);
+                last = x_c[tau * p.x_seq_stride];
             else if (initial != nullptr)
-                v = to_float(initial[row * history + history + tau]);
-            acc += to_float(w[(int64_t)c * p.width + tap]) * v;
+                last = initial[row * history + j + s.length];
         }
-        if (p.silu) acc = acc / (1.f + expf(-acc));
-        y[s.y_start + c * p.y_dim_stride + (int64_t)j * p.y_seq_stride] = from_float<T>(acc);
+        const bool head = heads && j < s.length;
+        float acc = 0.f;
+        if (head) {
+            acc = bias != nullptr ? to_float(bias[c]) : 0.f;
+            for (int tap = 0; tap < p.width; ++tap) {
+                const int tau = j + tap - history;
+                float v = 0.f;
+                if (tau >= 0)
+                    v = to_float(x_c[(int64_t)tau * p.x_seq_stride]);
+                else if (initial != nullptr)
+                    v = to_float(initial[row * history + history + tau]);
+                acc += to_float(w[(int64_t)c * p.width + tap]) * v;
+            }
+            if (p.silu) acc = acc / (1.f + expf(-acc));
+        }
+        wait_for_primary();
+        if (final_states != nullptr) final_states[i] = last;
+        if (head) y[s.y_start + c * p.y_dim_stride + (int64_t)j * p.y_seq_stride] = from_float<T>(acc);
     }
+    wait_for_primary();  // a follower never ends before the forward it follows
 }
 
 inline bool valid_sequences(const hipconv_conv1d_sequences_params &q) {
@@ -89,9 +101,8 @@ hipconv_status_t launch_conv1d_sequence_boundaries(const hipconv_conv1d_sequence
     if (heads && (p.w == nullptr || p.y == nullptr)) return (hipconv_status_t)hipErrorInvalidValue;
     if (p.width == 1 || (!heads && p.final_states == nullptr)) return (hipconv_status_t)hipSuccess;  // nothing to do
     const int64_t total = sequence_count(q) * p.dim * (p.width - 1);
-    hipLaunchKernelGGL(conv1d_sequence_boundaries_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
-                       dim3(kStatesThreads), 0, stream, q, heads);
-    return last_launch_status();
+    return launch_dependent(conv1d_sequence_boundaries_kernel<T>, dim3(grid_blocks(ceil_div(total, kStatesThreads))),
+                            dim3(kStatesThreads), stream, q, heads);
 }
 
 }  // namespace hipconv

@@ -211,20 +211,19 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 
 bool device_runs_sm90a() {
 #if defined(HIPCONV_SM90A_SASS)
-    static std::atomic<int> cache[kMaxCachedDevices];  // 0: not asked yet, 1: yes, 2: no
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return false;
-    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    if (cacheable) {
-        const int known = cache[device].load(std::memory_order_relaxed);
-        if (known != 0) return known == 1;
-    }
-    int major = 0, minor = 0;
-    const bool yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-                     major == 9 && minor == 0;
-    if (cacheable) cache[device].store(yes ? 1 : 2, std::memory_order_relaxed);
-    return yes;
+    static std::atomic<int64_t> cache[kMaxCachedDevices];  // 1: yes, 2: no
+    int64_t answer = 0;
+    const hipError_t err = cached_per_device(
+        cache,
+        [](int device, int64_t *yes) {
+            int major = 0, minor = 0;
+            hipError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+            if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+            *yes = e == cudaSuccess && major == 9 && minor == 0 ? 1 : 2;
+            return e;
+        },
+        &answer);
+    return err == cudaSuccess && answer == 1;
 #else
     return false;
 #endif

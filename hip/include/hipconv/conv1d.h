@@ -118,6 +118,11 @@ typedef struct hipconv_conv1d_sequences_params {
  *   (initial_states or 0 before t = 0), per sequence of cu_seqlens where given
  *   ([n_seqs, dim, width-1]).
  * Nothing to do (and no launch) for width 1, or with neither part asked for.
+ * On NVIDIA sm_90 and newer it is a programmatic dependent launch: it may start before the
+ * kernel before it in the stream has ended, reads x, w, bias, initial_states and
+ * cu_seqlens at once, and waits for that kernel before it writes y and final_states. So
+ * launch it right after the forward (which writes none of those inputs), not after a
+ * kernel that produces them.
  */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv1d_sequence_boundaries, hipconv_conv1d_sequences_params)
 
