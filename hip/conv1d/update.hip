@@ -32,7 +32,9 @@
  *   block            seq_stride 1, dim_stride = seqlen in 2..4 (channel-first, packed):
  *                    the group's [kVec, seqlen] block is seqlen 16-byte vectors; kChunk =
  *                    seqlen, so every register index is a compile-time constant
- * w (kVec*width contiguous) and bias are 16-byte vectors too; fp32 accumulation. All loads
+ * w (kVec*width contiguous) and bias are 16-byte vectors too; fp32 accumulation, and SiLU
+ * with the hardware's exponential and division as in the forward (activation.h; a template
+ * argument of the grouped kernel, a runtime flag in the generic one). All loads
  * that need no slot (x, w, bias, cache_seqlens) are issued before the state's, which waits
  * only for state_indices[b]. The tail group of a dim that is not a multiple of kVec goes
  * channel by channel, as the generic kernel does.
@@ -47,6 +49,7 @@
  * two threads share a state element, so the update is in place without a barrier
  * (distinct rows must use distinct slots).
  */
+#include "activation.h"
 #include "compat.h"
 #include "element.h"
 #include "hipconv/conv1d.h"
@@ -255,8 +258,7 @@ __device__ inline void update_channel(const UpdateArgs &p, int64_t row, int c, i
             }
             acc += to_float(w_row[tap]) * to_float(v);
         }
-        if (p.silu) acc = acc / (1.f + expf(-acc));
-        y_row[t * p.y_seq_stride] = from_float<T>(acc);
+        y_row[t * p.y_seq_stride] = from_float<T>(activate_fast(acc, p.silu != 0));
     }
     if (circular) {
         // x[t] goes to (cache_seqlen + t) mod state_len for the last min(seqlen, state_len) t.
@@ -367,7 +369,8 @@ template <typename T, int kL> __device__ inline void rotate_histories(uint32_t *
     }
 }
 
-template <typename T, int kWidth, int kL, int kChunk>
+// kSilu: the activation as a template argument (activation.h says why).
+template <typename T, int kWidth, int kL, int kChunk, bool kSilu>
 __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
     conv1d_update_grouped_kernel(UpdateArgs p, UpdatePlan plan) {
     using Bits = UpdateBits<T>;
@@ -437,8 +440,7 @@ __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
 #pragma unroll
                 for (int i = 0; i < kWidth; ++i)
                     acc = fmaf(tap[i], Bits::to_float(seq[kL + u - (kWidth - 1) + i]), acc);
-                if (p.silu) acc = acc / (1.f + expf(-acc));
-                put<T>(out[u], j, check.ok ? Bits::of(acc) : fill);
+                put<T>(out[u], j, check.ok ? Bits::of(activate<kSilu>(acc)) : fill);
             }
             uint32_t h[kL];
 #pragma unroll
@@ -510,11 +512,14 @@ bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
     // Chunk: 1 token; the whole block of 2 or 3 tokens; else 4 (vectors or a block of 4).
     const bool block = plan.x_rows == kRowsBlock || plan.y_rows == kRowsBlock;
     const int chunk = p.seqlen == 1 ? 1 : block ? p.seqlen : kUpdateChunk;
-    auto kernel = chunk == 1   ? conv1d_update_grouped_kernel<T, kWidth, kL, 1>
-                  : chunk == 2 ? conv1d_update_grouped_kernel<T, kWidth, kL, 2>
-                  : chunk == 3 ? conv1d_update_grouped_kernel<T, kWidth, kL, 3>
-                               : conv1d_update_grouped_kernel<T, kWidth, kL, 4>;
-    hipLaunchKernelGGL(kernel, grid, dim3(kUpdateThreads), 0, stream, p, plan);
+    with_silu(p.silu != 0, [&](auto silu) {
+        constexpr bool kSilu = decltype(silu)::value;
+        auto kernel = chunk == 1   ? conv1d_update_grouped_kernel<T, kWidth, kL, 1, kSilu>
+                      : chunk == 2 ? conv1d_update_grouped_kernel<T, kWidth, kL, 2, kSilu>
+                      : chunk == 3 ? conv1d_update_grouped_kernel<T, kWidth, kL, 3, kSilu>
+                                   : conv1d_update_grouped_kernel<T, kWidth, kL, 4, kSilu>;
+        hipLaunchKernelGGL(kernel, grid, dim3(kUpdateThreads), 0, stream, p, plan);
+    });
     return true;
 }
 
