@@ -187,6 +187,8 @@ int main(int argc, char **argv) {
         {"odd ndhwc groups", 1, 4, 12, 6, 7, 19, 3, 2, {1, 0, 1}, true, false, true, false},
         {"causal frames ncdhw", 1, 2, 16, 5, 11, 17, 3, 1, {2, 1, 1}, false, true, false, false},
         {"ndhwc kd1 bias silu", 2, 5, 9, 4, 6, 23, 1, 1, {0, 1, 1}, true, false, true, true},
+        {"causal frames cin 3 ncdhw", 2, 3, 8, 5, 11, 17, 3, 1, {2, 1, 1}, false, true, true, true},
+        {"causal frames cin 3 ndhwc", 1, 6, 16, 4, 9, 13, 3, 2, {2, 1, 0}, true, true, true, false},
     };
     bool ok = true;
     for (const Case &k : cases) {
