@@ -49,6 +49,9 @@
  * two threads share a state element, so the update is in place without a barrier
  * (distinct rows must use distinct slots).
  */
+#include <algorithm>
+#include <atomic>
+
 #include "activation.h"
 #include "compat.h"
 #include "element.h"
@@ -75,8 +78,9 @@ enum UpdateRows : int32_t {
 // resident at once; for width 4 ptxas then parks the state pointer in local memory (16
 // bytes, L1) across the arithmetic, which measured 10% faster on an H200 than 72 registers
 // and no spill. More tokens: 65536 / (128 * 4) = 128 (tighter bounds spill, and were not
-// faster). AMD maps the second bound onto waves per SIMD instead, which would spill there,
-// so AMD keeps the plain bound.
+// faster); that is a floor, and where ptxas needs fewer (f32 four tokens without SiLU: 80)
+// the launcher caps the blocks at 4 (occupancy_cap_bytes). AMD maps the second bound onto
+// waves per SIMD instead, which would spill there, so AMD keeps the plain bound.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 #define HIPCONV_UPDATE_BOUNDS(chunk) __launch_bounds__(kUpdateThreads, (chunk) == 1 ? 8 : 4)
 #else
@@ -495,6 +499,32 @@ int32_t vector_rows(const void *base, int64_t batch_stride, int64_t dim_stride, 
     return kRowsNone;
 }
 
+// Dynamic shared memory (unused) that holds the f32 multi-token kernel without SiLU to at most
+// 4 resident blocks per SM on NVIDIA: its 80 registers would let 6 share an SM, and on an H100
+// a b256 d4096 four-token step then ran 4-7% slower than with 4 (docs/PERFORMANCE.md, the
+// nineteenth session). A fifth of the SM's shared memory plus one byte per block keeps a
+// fifth block out (each block also holds 1 KB of the SM's). 0 for every other kernel and on AMD.
+template <typename T, bool kSilu> int occupancy_cap_bytes() {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    if constexpr (sizeof(T) == 4 && !kSilu) {
+        static std::atomic<int64_t> cache[kMaxCachedDevices];
+        int64_t shared = 0;
+        const hipError_t err = cached_per_device(
+            cache,
+            [](int device, int64_t *bytes) {
+                int value = 0;
+                const hipError_t e = cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+                *bytes = value;
+                return e;
+            },
+            &shared);
+        constexpr int64_t kDefaultShared = 48 * 1024;  // the most a kernel gets without opting in
+        if (err == hipSuccess && shared > 0) return (int)std::min(shared / 5 + 1, kDefaultShared);
+    }
+#endif
+    return 0;
+}
+
 // Launches the grouped kernel if the arguments allow it (else returns false).
 template <typename T, int kWidth, int kL>
 bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
@@ -518,7 +548,8 @@ bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
                       : chunk == 2 ? conv1d_update_grouped_kernel<T, kWidth, kL, 2, kSilu>
                       : chunk == 3 ? conv1d_update_grouped_kernel<T, kWidth, kL, 3, kSilu>
                                    : conv1d_update_grouped_kernel<T, kWidth, kL, 4, kSilu>;
-        hipLaunchKernelGGL(kernel, grid, dim3(kUpdateThreads), 0, stream, p, plan);
+        const int shared = chunk == kUpdateChunk ? occupancy_cap_bytes<T, kSilu>() : 0;
+        hipLaunchKernelGGL(kernel, grid, dim3(kUpdateThreads), shared, stream, p, plan);
     });
     return true;
 }
