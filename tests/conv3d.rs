@@ -60,6 +60,14 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 32, 128, [3, 6, 15], [3, 3, 3]).padding(Padding::Causal), true),
         // cout 184: on Hopper the wgmma kernel's co tile of 192 (8 columns of padding).
         (Shape::new(1, 32, 184, [2, 5, 9], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        // Tiled's register-slab kernel (NCDHW): 6 of its 9 slabs live, depth stride and
+        // dilation 2, an odd number of output rows, a width past one warp, a partial chunk
+        // of 8 output channels; then two whole chunks, padding 2 on h and 0 on w.
+        (
+            Shape::new(2, 2, 5, [7, 9, 37], [3, 3, 3]).stride([2, 1, 1]).dilation([2, 1, 1]).padding(sym([2, 1, 1])),
+            true,
+        ),
+        (Shape::new(1, 3, 16, [3, 6, 5], [3, 3, 3]).padding(sym([1, 2, 0])), false),
     ]
 }
 
@@ -307,7 +315,8 @@ fn f32_stays_f32_accurate_over_long_reductions() {
 fn every_kernel_path_once_for_the_sanitizers() {
     // One small case per kernel path, so that compute-sanitizer's racecheck (which slows
     // shared-memory kernels by orders of magnitude) covers them all in seconds: Tiled's
-    // direct path (few taps) and shared-memory path, ImplicitGemm's tap-run path (cin_g a
+    // direct path (few taps; its register-slab kernel with 9 and 3 slabs) and shared-memory
+    // path, ImplicitGemm's tap-run path (cin_g a
     // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
     // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths,
     // causal frames, groups.
@@ -315,6 +324,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
     let sym = Padding::Symmetric([1, 1, 1]);
     let cases = [
         Shape::new(1, 3, 8, [4, 9, 17], [3, 3, 3]).padding(sym),
+        Shape::new(2, 1, 3, [5, 7, 10], [3, 3, 3]).stride([2, 1, 1]).padding(sym),
         Shape::new(1, 8, 12, [3, 7, 9], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 32, 40, [3, 5, 9], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),

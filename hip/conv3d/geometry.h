@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <algorithm>
+
 #include "compat.h"
 #include "element.h"
 #include "hipconv/conv3d.h"
@@ -81,6 +83,15 @@ inline bool valid_shape(const hipconv_conv3d_params &p) {
             return false;
     }
     return true;
+}
+
+// |stride| * (extent - 1), the farthest offset along an axis, saturated at INT32_MAX + 1 (so
+// that sums of a few stay exact where they fit int32 and overflow nothing where they don't).
+inline int64_t axis_span(int64_t stride, int32_t extent) {
+    constexpr uint64_t kPast = (uint64_t)INT32_MAX + 1;
+    if (extent <= 1) return 0;
+    const uint64_t s = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
+    return s >= kPast ? (int64_t)kPast : (int64_t)std::min<uint64_t>(s * (uint64_t)(extent - 1), kPast);
 }
 
 // The launchers' own check of what every kernel relies on (the Rust side checks the rest

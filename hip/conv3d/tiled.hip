@@ -29,6 +29,11 @@
  *      and the stores (16-byte vectors where    two broadcast 16-byte shared reads
  *      y's channel stride is 1, NDHWC)
  *
+ * Register-slab kernel (direct_slabs.hip) first: where the taps are 3x3 on h and w with
+ * stride and dilation 1 there, cin_g * kernel[0] <= 9, x's w stride 1 and no initial frames
+ * (the seed's NCDHW shape), every slab's inputs are loaded at once; the kernel below takes
+ * the rest.
+ *
  * Variants: kDirect3x3UnitW (3x3 taps on h, w with stride and dilation 1 there, x's w stride
  * 1: one address per row, the columns as immediate offsets), kDirect3x3 (the same with any
  * w stride: NDHWC), kDirectAny (any kernel, stride, dilation: per (ci, kd, kh) row the taps kw
@@ -80,6 +85,7 @@
 namespace hipconv {
 
 template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_params &p, hipStream_t stream);
+template <typename T> bool try_conv3d_direct_slabs(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
 
 namespace {
 
@@ -655,15 +661,6 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kDirectThreads, 3)
     }
 }
 
-// |stride| * (extent - 1), the farthest offset along an axis, saturated at INT32_MAX + 1 (so
-// that sums of a few stay exact where they fit int32 and overflow nothing where they don't).
-inline int64_t axis_span(int64_t stride, int32_t extent) {
-    constexpr uint64_t kPast = (uint64_t)INT32_MAX + 1;
-    if (extent <= 1) return 0;
-    const uint64_t s = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
-    return s >= kPast ? (int64_t)kPast : (int64_t)std::min<uint64_t>(s * (uint64_t)(extent - 1), kPast);
-}
-
 // The direct path's geometry for kCout, or false where its 32-bit offsets would not fit: the
 // in-plane offsets of x and initial_frames (non-negative h and w strides, every offset below
 // 2^31) and the tap offsets of one output channel of w (the shared-memory path runs instead).
@@ -672,13 +669,13 @@ template <typename T, int kCout> bool direct_geometry(const hipconv_conv3d_param
     auto fits = [](int64_t a, int64_t b) { return a + b <= INT32_MAX; };
     auto plane_fits = [&](const int64_t (&s)[conv3d::kTensorAxes]) {
         return (p.in[1] == 1 || s[3] >= 0) && (p.in[2] == 1 || s[4] >= 0) &&
-               fits(axis_span(s[3], p.in[1]), axis_span(s[4], p.in[2]));
+               fits(conv3d::axis_span(s[3], p.in[1]), conv3d::axis_span(s[4], p.in[2]));
     };
     // Strides of axes of extent 1 never multiply a nonzero index: passed as 0.
     auto narrow = [](int64_t stride, int32_t extent) { return extent > 1 ? (int)stride : 0; };
     if (!plane_fits(p.x_stride) || (p.initial_frames != nullptr && !plane_fits(p.initial_stride))) return false;
-    if (!fits(axis_span(p.w_stride[1], cin_g) + axis_span(p.w_stride[2], p.kernel[0]),
-              axis_span(p.w_stride[3], p.kernel[1]) + axis_span(p.w_stride[4], p.kernel[2])))
+    if (!fits(conv3d::axis_span(p.w_stride[1], cin_g) + conv3d::axis_span(p.w_stride[2], p.kernel[0]),
+              conv3d::axis_span(p.w_stride[3], p.kernel[1]) + conv3d::axis_span(p.w_stride[4], p.kernel[2])))
         return false;
     g.x_h = (uint32_t)narrow(p.x_stride[3], p.in[1]);
     g.x_w = (uint32_t)narrow(p.x_stride[4], p.in[2]);
@@ -725,6 +722,7 @@ template <typename T> bool try_direct(const hipconv_conv3d_params &p, hipStream_
     const int64_t cin_g = p.cin / p.groups, cout_g = p.cout / p.groups;
     const int64_t taps_g = cin_g * p.kernel[0] * p.kernel[1] * p.kernel[2];
     if (taps_g > kDirectMaxTaps || cout_g > kDirectMaxCout) return false;
+    if (try_conv3d_direct_slabs<T>(p, stream, status)) return true;
     DirectGeometry g;
     if (cout_g > 4) {
         if (!direct_geometry<T, 8>(p, g)) return false;

@@ -3,12 +3,13 @@
 // 3x3x3, padding 1, f32) in NCDHW and NDHWC as examples/bench times it (graph of K forwards
 // over K rotating (x, y) sets past the L2, 3 warm-up replays, median of 50 timed / K), and
 // a check of every case against a host double reference (relative norm error, NaN-poisoned
-// outputs). The library's bench is the number of record; this compares variants within one
-// device call. Build here, one binary per variant (SRC: a folder holding the hip/ tree to
+// outputs; the NCDHW cases with few slabs run Tiled's register-slab kernel, direct_slabs.hip,
+// the others its ping-pong direct kernel). The library's bench is the number of record; this
+// compares variants within one device call. Build here, one binary per variant (SRC: a folder holding the hip/ tree to
 // measure), and run on the GPU:
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //     -I$SRC/hip/include -I$SRC/hip/common -I$SRC/hip/conv3d -x cu scripts/dev/conv3d_seed_bench.cu \
-//     -x cu $SRC/hip/conv3d/tiled.hip -x cu $SRC/hip/conv3d/naive.hip [-x cu $SRC/hip/conv3d/direct_runs.hip] \
+//     -x cu $SRC/hip/conv3d/tiled.hip -x cu $SRC/hip/conv3d/naive.hip -x cu $SRC/hip/conv3d/direct_slabs.hip \
 //     -o seed_bench -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
 #include <cmath>
@@ -189,6 +190,10 @@ int main(int argc, char **argv) {
         {"ndhwc kd1 bias silu", 2, 5, 9, 4, 6, 23, 1, 1, {0, 1, 1}, true, false, true, true},
         {"causal frames cin 3 ncdhw", 2, 3, 8, 5, 11, 17, 3, 1, {2, 1, 1}, false, true, true, true},
         {"causal frames cin 3 ndhwc", 1, 6, 16, 4, 9, 13, 3, 2, {2, 1, 0}, true, true, true, false},
+        {"ncdhw groups pad 0", 1, 4, 12, 6, 7, 19, 3, 2, {1, 0, 1}, false, false, true, false},
+        {"ncdhw cin 1 cout 3", 2, 1, 3, 7, 10, 33, 3, 1, {1, 1, 1}, false, false, true, true},
+        {"ncdhw kd 1 cin 9", 1, 9, 16, 3, 5, 40, 1, 1, {0, 1, 1}, false, false, true, false},
+        {"ncdhw pad 2", 1, 2, 5, 4, 6, 9, 3, 1, {2, 2, 2}, false, false, true, true},
     };
     bool ok = true;
     for (const Case &k : cases) {

@@ -79,7 +79,9 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_naive, hipconv_conv3d_params)
  * per input channel it stages the input tile plus its halo in shared memory once
  * (coalesced), and the channels' taps; any geometry, groups and strides. Few taps per
  * output (cin_g*kernel volume <= 128, cout_g <= 16) take a direct path instead: a thread per
- * two output rows and 8 channels, inputs read from global memory, only the taps staged. */
+ * two output rows and 8 channels, inputs read from global memory, only the taps staged (with
+ * 3x3 taps on h and w, at most 9 (ci, kd) slabs and NCDHW x, every input of a thread loaded
+ * at once: hip/conv3d/direct_slabs.hip). */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
 
 /* Depthwise (hip/conv3d/depthwise.hip): groups == cin == cout (cin_g = cout_g = 1); a
