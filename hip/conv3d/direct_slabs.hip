@@ -33,7 +33,7 @@
  *
  * Instantiated for kSlabs = 3 (one input channel of 3 frames, say) and 9; slabs past the
  * runtime count load nothing and multiply zero taps. Registers: kSlabs * 12 inputs + 16
- * accumulators (kSlabs 9: 158 on sm_90, 3 blocks per SM). Per-slab plane and tap offsets come
+ * accumulators (kSlabs 9: 152-162 on sm_90, 3 blocks per SM). Per-slab plane and tap offsets come
  * precomputed in the argument block. In-plane offsets and the tap offsets of one output
  * channel are 32-bit (the launcher checks they fit); plane and tensor offsets are 64-bit.
  * At the seed's shape on an H100: 5.7 us against 8.1 for Tiled's ping-pong direct kernel
@@ -133,7 +133,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kSlabThreads, 3) conv3d_direct_slabs_kerne
     const int ih0 = oh0 - a.pad[1];
     uint32_t row[kPatchRows];  // byte offset of row ih0 + rr in a plane (0 where outside)
 #pragma unroll
-    for (int rr = 0; rr < kPatchRows; ++rr) row[rr] = (uint32_t)(ih0 + rr) < (uint32_t)a.in[1] ? (uint32_t)(ih0 + rr) * a.x_h : 0u;
+    for (int rr = 0; rr < kPatchRows; ++rr)
+        row[rr] = (uint32_t)(ih0 + rr) < (uint32_t)a.in[1] ? (uint32_t)(ih0 + rr) * a.x_h : 0u;
 
     float v[kSlabs][kPatchRows][3];
 #pragma unroll
