@@ -210,8 +210,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kSlabThreads, 3) conv3d_direct_slabs_kerne
 // The kernel's arguments, or false where it does not apply (tiled.hip's other paths run).
 template <typename T, int kCout> bool slab_args(const hipconv_conv3d_params &p, SlabArgs &a) {
     const int64_t cin_g = p.cin / p.groups, cout_g = p.cout / p.groups;
-    const bool fixed3 = p.kernel[1] == 3 && p.kernel[2] == 3 && p.stride[1] == 1 && p.stride[2] == 1 &&
-                        p.dilation[1] == 1 && p.dilation[2] == 1;
+    const bool fixed3 = conv3d::taps_3x3_unit_hw(p);
     if (!fixed3 || cin_g * p.kernel[0] > kMaxSlabs) return false;
     // No initial frames (Tiled's other direct kernel takes them), x's w stride 1 (strides of
     // axes of extent 1 never matter).

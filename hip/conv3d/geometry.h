@@ -85,6 +85,13 @@ inline bool valid_shape(const hipconv_conv3d_params &p) {
     return true;
 }
 
+// 3x3 taps on h and w with stride and dilation 1 there: the shape Tiled's unrolled paths
+// (fixed column and row counts, immediate column offsets) are compiled for.
+inline bool taps_3x3_unit_hw(const hipconv_conv3d_params &p) {
+    return p.kernel[1] == 3 && p.kernel[2] == 3 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[1] == 1 &&
+           p.dilation[2] == 1;
+}
+
 // |stride| * (extent - 1), the farthest offset along an axis, saturated at INT32_MAX + 1 (so
 // that sums of a few stay exact where they fit int32 and overflow nothing where they don't).
 inline int64_t axis_span(int64_t stride, int32_t extent) {

@@ -336,8 +336,7 @@ template <typename T, int kCout> hipconv_status_t launch_tiled(const hipconv_con
     TiledGeometry g;
     int shared_bytes = 0;
     if (!tiled_geometry<kCout>(p, g, shared_bytes)) return launch_conv3d_naive<T>(p, stream);
-    const bool fixed3 = p.kernel[1] == 3 && p.kernel[2] == 3 && p.stride[1] == 1 && p.stride[2] == 1 &&
-                        p.dilation[1] == 1 && p.dilation[2] == 1;
+    const bool fixed3 = conv3d::taps_3x3_unit_hw(p);
     const dim3 grid(grid_blocks(g.items)), block(kTiledThreads);
     if (fixed3)
         hipLaunchKernelGGL((conv3d_tiled_kernel<T, kCout, true>), grid, block, shared_bytes, stream, p, g);
@@ -702,8 +701,7 @@ template <typename T, int kCout> bool direct_geometry(const hipconv_conv3d_param
 
 template <typename T, int kCout> hipconv_status_t launch_direct(const hipconv_conv3d_params &p, const DirectGeometry &g,
                                                                 hipStream_t stream) {
-    const bool fixed3 = p.kernel[1] == 3 && p.kernel[2] == 3 && p.stride[1] == 1 && p.stride[2] == 1 &&
-                        p.dilation[1] == 1 && p.dilation[2] == 1;
+    const bool fixed3 = conv3d::taps_3x3_unit_hw(p);
     // w strides of 1 (or a width of 1, where only column 0 is read).
     const bool unit_w = p.in[2] == 1 || (p.x_stride[4] == 1 && (p.initial_frames == nullptr || p.initial_stride[4] == 1));
     const dim3 grid(grid_blocks(g.blocks), (unsigned)std::min(g.group_chunks, 65535)), block(kDirectThreads);
