@@ -9,6 +9,9 @@
 #      im3col_gemm tiled_gemm_kernel<T, GroupOutput<T>> (hip/conv3d/im3col_gemm.hip: conv3d
 #                                                      Im3colGemm's GEMM)
 #      implicit_gemm conv3d_implicit_gemm_kernel<T, ...> (hip/conv3d/implicit_gemm.hip)
+#    and, f16 and bf16 only:
+#      depthwise_toeplitz conv3d_depthwise_toeplitz_kernel<T, ...> (hip/conv3d/depthwise_toeplitz.hip:
+#                                                      Depthwise NCDHW on the matrix cores)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN> (hip/conv3d/implicit_gemm_sm90.hip)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
@@ -76,7 +79,8 @@ matrix_kernels=("gemm_abt tiled_gemm_kernel ChannelFirstOutput" "fused_gemm conv
 matrix_dtypes=(f16 bf16 f32)
 # The same check for kernels compiled for f16/bf16 only (the Toeplitz conv1d kernels).
 matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_channel_first_kernel"
-                      "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel")
+                      "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel"
+                      "depthwise_toeplitz conv3d_depthwise_toeplitz_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)

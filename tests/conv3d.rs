@@ -39,6 +39,12 @@ fn cases() -> Vec<(Shape, bool)> {
                 .padding(sym([2, 1, 2])),
             false,
         ),
+        // Depthwise NCDHW on the matrix cores (f16/bf16, rows of 16-byte vectors): padding 2 on
+        // h, several row tiles, wide rows (two tiles per wave), three depth chunks.
+        (Shape::new(2, 8, 8, [5, 7, 24], [3, 3, 3]).groups(8).padding(sym([1, 2, 1])), true),
+        (Shape::new(1, 2, 2, [3, 70, 64], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
+        (Shape::new(1, 2, 2, [3, 12, 256], [3, 3, 3]).groups(2).padding(sym([0, 1, 1])), true),
+        (Shape::new(1, 3, 3, [37, 5, 8], [3, 3, 3]).groups(3).padding(Padding::Causal), false),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
@@ -318,8 +324,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // direct path (few taps; its register-slab kernel with 9 and 3 slabs) and shared-memory
     // path, ImplicitGemm's tap-run path (cin_g a
     // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
-    // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths,
-    // causal frames, groups.
+    // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths
+    // (the [4, 6, 16] case on the matrix cores in f16), causal frames, groups.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
     let sym = Padding::Symmetric([1, 1, 1]);
     let cases = [

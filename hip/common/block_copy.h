@@ -9,6 +9,8 @@
  *                          src-size 0); copy_commit() closes a stage, copy_wait<N>()
  *                          waits until N stages are left in flight, then __syncthreads().
  *                          Elsewhere: batches of kBatch loads into registers, then stores.
+ *   copy16_one(src, dst, any): one such copy by this thread (cp.async, or a load and a
+ *                          store), for kernels that work out their own addresses.
  *   staged(n, load, store): for i in [0, n): store(i, load(i)), in batches of kBatch so a
  *                          thread's loads are all issued before its first store.
  */
@@ -43,17 +45,26 @@ __device__ inline void staged(int n, const Load &load, const Store &store) {
 #define HIPCONV_HAS_ASYNC_COPY 0
 #endif
 
+// One 16-byte copy of this thread from `from` (nullptr = zeros) to `to` (shared memory),
+// in the current stage; without cp.async a load and a store.
+__device__ inline void copy16_one(const void *from, void *to, const void *any) {
+#if HIPCONV_HAS_ASYNC_COPY
+    const unsigned at = (unsigned)__cvta_generic_to_shared(to);
+    const int bytes = from != nullptr ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(from != nullptr ? from : any),
+                 "r"(bytes)
+                 : "memory");
+#else
+    (void)any;
+    *reinterpret_cast<uint4 *>(to) =
+        from != nullptr ? *reinterpret_cast<const uint4 *>(from) : make_uint4(0, 0, 0, 0);
+#endif
+}
+
 template <typename Src, typename Dst>
 __device__ inline void copy16(int n, const void *any, const Src &src, const Dst &dst) {
 #if HIPCONV_HAS_ASYNC_COPY
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        const void *from = src(i);
-        const unsigned to = (unsigned)__cvta_generic_to_shared(dst(i));
-        const int bytes = from != nullptr ? 16 : 0;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(to),
-                     "l"(from != nullptr ? from : any), "r"(bytes)
-                     : "memory");
-    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) copy16_one(src(i), dst(i), any);
 #else
     (void)any;
     staged<uint4>(

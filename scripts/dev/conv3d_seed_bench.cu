@@ -19,16 +19,9 @@
 #include <cstring>
 #include <vector>
 
+#include "graph_timing.h"
 #include "hipconv/conv3d.h"
 
-#define CK(x)                                                                          \
-    do {                                                                               \
-        cudaError_t e_ = (x);                                                          \
-        if (e_ != cudaSuccess) {                                                       \
-            printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__);               \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
 
 struct Case {
     const char *name;
@@ -140,33 +133,10 @@ static double run_case(const Case &k, bool time, double *us) {
                     }
     const double err = std::sqrt(num / den);
     if (time) {
-        cudaGraph_t graph;
-        cudaGraphExec_t exec;
-        CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-        for (int s = 0; s < sets; ++s) {
+        *us = graph_median_us(stream, sets, 50, [&](int s) {
             p.x = xs[s], p.y = ys[s];
             hipconv_conv3d_tiled_f32(&p, (hipconv_stream_t)stream);
-        }
-        CK(cudaStreamEndCapture(stream, &graph));
-        CK(cudaGraphInstantiate(&exec, graph, 0));
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
-        std::vector<float> t;
-        for (int i = 0; i < 50; ++i) {
-            CK(cudaEventRecord(e0, stream));
-            CK(cudaGraphLaunch(exec, stream));
-            CK(cudaEventRecord(e1, stream));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        *us = t[t.size() / 2] * 1e3 / sets;
-        CK(cudaGraphExecDestroy(exec));
-        CK(cudaGraphDestroy(graph));
+        });
     }
     for (int s = 0; s < sets; ++s) {
         CK(cudaFree(xs[s]));

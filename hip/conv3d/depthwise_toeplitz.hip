@@ -1,0 +1,392 @@
+/*
+ * Depthwise conv3d on the matrix cores, channel-first (NCDHW), f16/bf16: the 3x3x3 taps of
+ * one channel as nine Toeplitz products along w (hip/common/toeplitz_tile.h), one per
+ * (kd, kh), summed in fp32 by the matrix unit. The vector-unit kernel (depthwise.hip) spends
+ * 27 fp32 multiply-adds and ~45 instructions per output and is issue-bound; here a tile of
+ * kTile outputs costs 3 window loads and 9 matrix steps per plane.
+ *
+ *   in   x [batch, C, in[0..2]] by x_stride (w stride 1, rows of 16-byte vectors),
+ *        w [C, 1, 3, 3, 3] by w_stride, bias [C] or NULL,
+ *        initial_frames [batch, C, pad[0], in[1], in[2]] or NULL (same vector rules)
+ *   out  y [batch, C, out[0..2]] by y_stride (w stride 1, rows of 16-byte vectors)
+ *        y[n,c,od,oh,ow] = act(bias[c] + sum t[c,kd,kh,kw] x[n,c,od-pad0+kd,oh-pad1+kh,ow-pad2+kw])
+ *
+ * A block owns one (n, c), a tile of `rows` output rows and a chunk of output depths. It
+ * streams the input planes of its rows through a ring of kSlots plane buffers in shared
+ * memory (cp.async: three planes in flight while one is computed). A slot holds the
+ * rows + 2 input rows oh0 - pad1 + r as one flattened sequence, each row followed by a gap
+ * of zeros (pitch = in[2] + 8), so that a filter along that sequence is the filter along w
+ * of every row with its zero padding:
+ *
+ *     slot:  | lead 0s | row 0 (ih = oh0-pad1) | 0s | row 1 | 0s | ... | row rows+1 | 0s | tail |
+ *              kReach    <------ pitch ------>
+ *
+ * Output (oh0 + j, ow) sits at e = lead + (j + 1) * pitch + ow + 2 of that sequence; tap
+ * (kd, kh, kw) reads input plane od + kd (chunk-relative) at e + (kh - 1) * pitch + kw - 2 -
+ * pad2. Tiles of kTile consecutive e (the band shift kReach - 2 - pad2 keeps them 8-aligned)
+ * cover the rows; outputs in the gaps are computed and dropped.
+ *
+ * Depth walk: plane j feeds outputs j, j - 1, j - 2 through taps kd = 0, 1, 2. Each wave keeps
+ * its tiles' three accumulators (a ring by output depth mod 3, started at the bias; the
+ * plane loop is unrolled by 3 so the ring index is a compile-time constant), loads the
+ * plane's window once per kh and multiplies it by the three kd bands (their operands read
+ * from shared memory once per kh for all its tiles). After plane j, output j - 2 is
+ * complete: activated and rounded into output tile j % 2 (slot-shaped, each output at e - 2
+ * so that rows start 16-byte aligned), which the block copies to y in 16-byte row stores
+ * after the next plane's barrier. Staging and output addresses are worked out once per item
+ * (at most kCopies vectors a thread).
+ *
+ *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
+ *   kh = 0 / 2: one pitch before / after
+ *
+ * Launch: kThreads threads; wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4,
+ * the kernel's instances: the plane's tiles padded to kWaves * kTiles, so no branch
+ * separates their matrix steps); one block per (n, c, row tile, depth chunk of up to 16),
+ * depth chunk fastest (neighbouring chunks share planes in L2); at most 128 registers, two
+ * blocks an SM on NVIDIA. Dynamic shared memory: kSlots input slots, two output tiles and
+ * the taps operands (53 KiB at the bench's 56 x 56 planes).
+ */
+#include <atomic>
+
+#include "activation.h"
+#include "block_copy.h"
+#include "compat.h"
+#include "element.h"
+#include "geometry.h"
+#include "hipconv/conv3d.h"
+#include "launch.h"
+#include "packed.h"
+#include "toeplitz_tile.h"
+
+namespace hipconv {
+
+namespace {
+
+using namespace toeplitz;
+
+constexpr int kThreads = 256;
+constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
+constexpr int kSlots = 4;                 // input planes in the ring: one read, three in flight
+constexpr int kBands = 9;                 // (kd, kh)
+constexpr int kSlotBudget = 4352;         // elements per slot (8.5 KiB)
+constexpr int kRowVec = 8;                // 16-byte vectors of a row: 8 elements
+using Band3 = Toeplitz<3>;                // kSteps, kReach of a 3-tap filter
+constexpr int kLead = Band3::kReach;      // zeros before row 0 (the first window's reach)
+static_assert(kLead % kRowVec == 0, "slot rows 16-byte aligned");
+
+// n / d and n % d for 0 <= n < 2^22 by a float reciprocal, corrected by one step.
+struct SmallDivisor {
+    int d;
+    float inverse;
+    __device__ inline int quotient(int n, int &remainder) const {
+        int q = (int)((float)n * inverse);
+        int r = n - q * d;
+        if (r < 0) q -= 1, r += d;
+        if (r >= d) q += 1, r -= d;
+        remainder = r;
+        return q;
+    }
+};
+
+struct Geometry {
+    SmallDivisor pitch;        // elements per staged row (in[2] + 8)
+    SmallDivisor vectors;      // 16-byte vectors per input row (in[2] / 8)
+    SmallDivisor out_vectors;  // 16-byte vectors per output row (out[2] / 8)
+    int rows;                  // output rows per block
+    int row_tiles;
+    int depth_chunk;
+    int depth_chunks;
+    int slot;  // elements per ring slot and output tile (a multiple of 8)
+    int64_t items;
+};
+
+// T(k, n) of band (kd, kh): the tap k - n - shift along w, shift = kReach - 2 - pad[2].
+template <typename T> struct DepthwiseBand {
+    const T *w;
+    int64_t kw_stride;
+    int shift;
+    __device__ T operator()(int k, int n) const {
+        const int kw = k - n - shift;
+        return kw >= 0 && kw < 3 ? w[kw * kw_stride] : from_float<T>(0.f);
+    }
+};
+
+// A thread's share of staging one plane and of writing one output plane, worked out once
+// per item: copy k moves vector tid + k * kThreads; kCopies * kThreads covers the staged
+// input vectors and the output vectors (the launcher checks).
+//   stage:  input row and column in_rc[k] (row << 16 | column; -1 outside the input), to
+//           slot offset in_to[k] (-1 past the staged rows);
+//   output: out_from[k] in the output tile to out_at[k] in the output plane (-1: none).
+constexpr int kCopies = 2;
+struct Copies {
+    int in_rc[kCopies], in_to[kCopies];
+    int out_from[kCopies], out_at[kCopies];
+};
+
+// Leaving the plane loop (unrolled by 3) past the chunk's last plane: hipcc unrolls it only
+// with a single exit (continue), nvcc keeps the ring in registers with break (as in
+// depthwise.hip).
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+#define HIPCONV_DWT_PAST_CHUNK break
+#else
+#define HIPCONV_DWT_PAST_CHUNK continue
+#endif
+
+// kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
+// them, so their matrix steps interleave).
+template <typename T, bool kSilu, int kTiles>
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
+    conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g) {
+    extern __shared__ uint4 shared_words[];
+    T *ring = reinterpret_cast<T *>(shared_words);  // kSlots input planes, then 2 output tiles
+    T *out_tiles = ring + kSlots * g.slot;
+    StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + 2 * g.slot);  // [band][step][lane]
+    const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
+    using Frags = WindowFrags<T, Band3::kSteps>;
+
+    // Zeros everywhere once: the gaps, the lead and the tail are never written again.
+    for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads) shared_words[i] = make_uint4(0, 0, 0, 0);
+
+    for (int64_t item = blockIdx.x; item < g.items; item += gridDim.x) {
+        QuotientRemainder q = divide(item, g.depth_chunks);
+        const int od0 = (int)q.remainder * g.depth_chunk;
+        q = divide(q.quotient, g.row_tiles);
+        const int oh0 = (int)q.remainder * g.rows;
+        q = divide(q.quotient, p.cout);
+        const int c = (int)q.remainder, n = (int)q.quotient;
+        const int depths = min(g.depth_chunk, p.out[0] - od0);
+        const int rows = min(g.rows, p.out[1] - oh0);
+
+        __syncthreads();  // the previous item's reads of the ring, the tiles and the bands are done
+        const T *w = static_cast<const T *>(p.w);
+        for (int b = wave; b < kBands; b += kWaves)
+            build_taps<T, Band3::kSteps>(
+                band_slots + b * Band3::kSteps * HIPCONV_WAVE_SIZE,
+                DepthwiseBand<T>{w + conv3d::offset(p.w_stride, c, 0, b / 3, b % 3, 0), p.w_stride[4],
+                                 Band3::kReach - 2 - p.pad[2]});
+        const float bias = p.bias != nullptr ? to_float(static_cast<const T *>(p.bias)[c]) : 0.f;
+
+        Copies copies;
+#pragma unroll
+        for (int k = 0; k < kCopies; ++k) {
+            const int i = threadIdx.x + k * kThreads;
+            int v;
+            int r = g.vectors.quotient(i, v);
+            const int ih = oh0 - p.pad[1] + r;
+            copies.in_rc[k] = (unsigned)ih < (unsigned)p.in[1] ? ih << 16 | v * kRowVec : -1;
+            copies.in_to[k] = i < (rows + 2) * g.vectors.d ? kLead + r * g.pitch.d + v * kRowVec : -1;
+            r = g.out_vectors.quotient(i, v);
+            copies.out_from[k] = kLead + (r + 1) * g.pitch.d + v * kRowVec;
+            copies.out_at[k] = r < rows ? r * (int)p.y_stride[3] + v * kRowVec : -1;
+        }
+        // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots: rows + 2
+        // rows of in[2] / 8 vectors; rows and planes outside the input are zeros.
+        const T *x_channel = static_cast<const T *>(p.x) + conv3d::offset(p.x_stride, n, c, 0, 0, 0);
+        const int planes = depths + 2;
+        auto stage = [&](int j) {
+            if (j < planes) {
+                const int id = od0 - p.pad[0] + j;
+                const bool in_x = id >= 0 && id < p.in[0];
+                const bool in_frames = id < 0 && id >= -p.pad[0] && p.initial_frames != nullptr;
+                // Neither in x nor in the frames: zeros, from any base.
+                const T *plane = in_frames ? static_cast<const T *>(p.initial_frames) +
+                                                 conv3d::offset(p.initial_stride, n, c, p.pad[0] + id, 0, 0)
+                                           : x_channel + (in_x ? id * p.x_stride[2] : 0);
+                const int64_t row_stride = in_x ? p.x_stride[3] : p.initial_stride[3];
+                T *slot = ring + (j % kSlots) * g.slot;
+#pragma unroll
+                for (int k = 0; k < kCopies; ++k) {
+                    if (copies.in_to[k] < 0) continue;
+                    const int rc = copies.in_rc[k];
+                    const bool inside = (in_x || in_frames) && rc >= 0;
+                    copy16_one(inside ? plane + (rc >> 16) * row_stride + (rc & 0xffff) : nullptr, slot + copies.in_to[k],
+                               p.x);
+                }
+            }
+            copy_commit();  // an empty stage past the chunk keeps the count uniform
+        };
+        // Output tile b (rows of the output plane `od`, chunk-relative) to y.
+        T *y_rows = static_cast<T *>(p.y) + conv3d::offset(p.y_stride, n, c, od0, oh0, 0);
+        auto write_out = [&](int b, int od) {
+            T *y_plane = y_rows + od * p.y_stride[2];
+            const T *tile = out_tiles + b * g.slot;
+#pragma unroll
+            for (int k = 0; k < kCopies; ++k)
+                if (copies.out_at[k] >= 0)
+                    *reinterpret_cast<uint4 *>(y_plane + copies.out_at[k]) =
+                        *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]);
+        };
+
+        __syncthreads();  // the bands and the zeroed ring are in place
+        for (int j = 0; j < kSlots - 1; ++j) stage(j);
+
+        TileAcc acc[kTiles][3];  // [tile][output depth mod 3], from the bias
+#pragma unroll
+        for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+            for (int r = 0; r < 3; ++r) fill(acc[t][r], bias);
+
+        for (int j0 = 0; j0 < planes; j0 += 3) {
+#pragma unroll
+            for (int u = 0; u < 3; ++u) {
+                const int j = j0 + u;
+                if (j >= planes) HIPCONV_DWT_PAST_CHUNK;
+                copy_wait<kSlots - 2>();  // plane j has landed
+                __syncthreads();  // for every thread; plane j - 1's slot is free, output j - 3 is in its tile
+                stage(j + kSlots - 1);
+                if (j >= 3) write_out((j - 1) % 2, j - 3);
+                const T *window = ring + (j % kSlots) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
+#pragma unroll
+                for (int kh = 0; kh < 3; ++kh) {
+                    // The three bands (kd, kh), read once for all the wave's tiles (in
+                    // registers for the whole item they would cost the tiles' accumulators).
+                    StepTaps<T> taps[3][Band3::kSteps];
+#pragma unroll
+                    for (int kd = 0; kd < 3; ++kd)
+#pragma unroll
+                        for (int s = 0; s < Band3::kSteps; ++s)
+                            taps[kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
+#pragma unroll
+                    for (int t = 0; t < kTiles; ++t) {
+                        Frags frags;
+                        load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
+#pragma unroll
+                        for (int kd = 0; kd < 3; ++kd)  // output j - kd: ring slot (u - kd) mod 3
+                            multiply(acc[t][(u - kd + 3) % 3], frags, [&](int s) { return taps[kd][s]; });
+                    }
+                }
+                const int done = (u + 1) % 3;  // output j - 2 (a constant once unrolled)
+                if (j >= 2) {
+                    // Into output tile j % 2 at e - 2 (pairs (e, e + 1), e even): row r at
+                    // lead + (r + 1) * pitch, 16-byte aligned.
+                    T *tile = out_tiles + (j % 2) * g.slot + kLead + g.pitch.d + wave * kTile - 2;
+#pragma unroll
+                    for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            const uint32_t lo = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h)));
+                            const uint32_t hi = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h + 1)));
+                            *reinterpret_cast<uint32_t *>(tile + t * kWaves * kTile + output_offset(2 * h)) =
+                                lo | hi << 16;
+                        }
+                }
+#pragma unroll
+                for (int t = 0; t < kTiles; ++t) fill(acc[t][done], bias);
+            }
+        }
+        __syncthreads();  // the last output plane is in its tile
+        write_out((planes - 1) % 2, depths - 1);
+    }
+}
+
+// Tiles per wave for a plane of `tiles` tiles: 2 or kMaxTiles (the kernel's instances).
+constexpr int kMaxTiles = 4;
+inline int tiles_per_wave(int tiles) { return ceil_div(tiles, kWaves) <= 2 ? 2 : kMaxTiles; }
+
+// Elements a slot needs for `rows` output rows: every staged row, and every window the
+// (padded) tiles read: the last one's reach past the last row, one row down.
+inline int slot_elements(int rows, int pitch, int out_w, int &tiles) {
+    tiles = (int)ceil_div((int64_t)(rows - 1) * pitch + out_w + 2, kTile);
+    const int windows = kLead + 2 * pitch + kWaves * tiles_per_wave(tiles) * kTile;
+    const int staged = kLead + (rows + 2) * pitch;
+    return windows > staged ? windows : staged;
+}
+
+std::atomic<int64_t> sm_count_cache[kMaxCachedDevices];
+
+template <typename T, bool kSilu, int kTiles>
+hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, dim3 grid, int shared_bytes,
+                         hipStream_t stream) {
+    static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
+    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles>;
+    const hipError_t err = allow_dynamic_shared(kernel, shared_bytes, shared_granted);
+    if (err != hipSuccess) return err;
+    hipLaunchKernelGGL(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g);
+    return hipGetLastError();
+}
+
+template <typename T, bool kSilu>
+hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, int tiles_wave, dim3 grid,
+                         int shared_bytes, hipStream_t stream) {
+    return tiles_wave == 2 ? launch_kernel<T, kSilu, 2>(p, g, grid, shared_bytes, stream)
+                           : launch_kernel<T, kSilu, kMaxTiles>(p, g, grid, shared_bytes, stream);
+}
+
+}  // namespace
+
+// Launches the matrix-core kernel where it applies (T f16 or bf16; 3x3x3, stride and
+// dilation 1, NCDHW x, frames and y in rows of 16-byte vectors, pad[2] <= 1, planes whose
+// rows fit the slots) and sets *status; returns false, launching nothing, elsewhere.
+template <typename T>
+bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status) {
+    const bool taps3 = p.kernel[0] == 3 && p.kernel[1] == 3 && p.kernel[2] == 3;
+    const bool unit = p.stride[0] == 1 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[0] == 1 &&
+                      p.dilation[1] == 1 && p.dilation[2] == 1;
+    const bool y_rows = p.out[2] % kRowVec == 0 && p.y_stride[3] > 0 && conv3d::vectors_along<T>(p.y, p.y_stride, 4);
+    const bool rows_of_vectors =
+        p.in[2] % kRowVec == 0 && conv3d::vectors_along<T>(p.x, p.x_stride, 4) &&
+        (p.initial_frames == nullptr || conv3d::vectors_along<T>(p.initial_frames, p.initial_stride, 4));
+    const int pitch = p.in[2] + kRowVec;
+    // Outputs read input columns -pad[2] .. out[2] + 1 - pad[2]: inside the row or its gap.
+    const bool columns = p.pad[2] <= 1 && p.out[2] + 1 - p.pad[2] < pitch;
+    // (A staged copy's row and column share a word: 16 bits each.)
+    if (!(taps3 && unit && y_rows && rows_of_vectors && columns) || p.in[2] > kSlotBudget || p.in[1] >= (1 << 15))
+        return false;
+
+    Geometry g;
+    g.pitch = SmallDivisor{pitch, 1.f / (float)pitch};
+    g.vectors = SmallDivisor{p.in[2] / kRowVec, (float)kRowVec / (float)p.in[2]};
+    g.out_vectors = SmallDivisor{p.out[2] / kRowVec, (float)kRowVec / (float)p.out[2]};
+    // The most rows that a slot, the waves' tiles, the threads' copies and 32-bit output
+    // offsets hold; then as many row tiles as that needs, evened out.
+    auto fits = [&](int rows) {
+        int tiles = 0;
+        return slot_elements(rows, pitch, p.out[2], tiles) <= kSlotBudget && tiles <= kWaves * kMaxTiles &&
+               (rows + 2) * (p.in[2] / kRowVec) <= kCopies * kThreads && rows * (p.out[2] / kRowVec) <= kCopies * kThreads &&
+               (int64_t)rows * p.y_stride[3] < (int64_t(1) << 31);
+    };
+    int rows = p.out[1];
+    while (rows > 1 && !fits(rows)) --rows;
+    if (!fits(rows) || (rows < 4 && rows < p.out[1])) return false;
+    g.row_tiles = (int)ceil_div(p.out[1], rows);
+    g.rows = (int)ceil_div(p.out[1], g.row_tiles);
+    int tiles = 0;
+    g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], tiles), kRowVec) * kRowVec;
+
+    // Depth chunks of up to 16 outputs (each re-reads 2 planes), halved down to 8 while the
+    // grid would be under 8 blocks per SM (two are resident).
+    int64_t sms = 0;
+    const hipError_t err = cached_per_device(
+        sm_count_cache,
+        [](int device, int64_t *answer) {
+            int count = 0;
+            const hipError_t e = hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device);
+            *answer = count;
+            return e;
+        },
+        &sms);
+    if (err != hipSuccess) {
+        *status = (hipconv_status_t)err;
+        return true;
+    }
+    const int64_t per_chunk = (int64_t)p.batch * p.cout * g.row_tiles;
+    g.depth_chunk = p.out[0] < 16 ? p.out[0] : 16;
+    while (g.depth_chunk > 8 && per_chunk * ceil_div(p.out[0], g.depth_chunk) < 8 * sms)
+        g.depth_chunk = (g.depth_chunk + 1) / 2;
+    g.depth_chunks = (int)ceil_div(p.out[0], g.depth_chunk);
+    g.items = per_chunk * g.depth_chunks;
+
+    const int shared_bytes = (kSlots + 2) * g.slot * (int)sizeof(T) +
+                             kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
+    const dim3 grid(grid_blocks(g.items));
+    *status = (hipconv_status_t)(p.silu != 0
+                                     ? launch_kernel<T, true>(p, g, tiles_per_wave(tiles), grid, shared_bytes, stream)
+                                     : launch_kernel<T, false>(p, g, tiles_per_wave(tiles), grid, shared_bytes, stream));
+    return true;
+}
+
+template bool launch_conv3d_depthwise_toeplitz<__half>(const hipconv_conv3d_params &, hipStream_t, hipconv_status_t *);
+template bool launch_conv3d_depthwise_toeplitz<hipconv_bf16>(const hipconv_conv3d_params &, hipStream_t,
+                                                            hipconv_status_t *);
+
+}  // namespace hipconv

@@ -1,0 +1,210 @@
+// Dev bench of conv3d's Depthwise launcher alone (hip/conv3d/depthwise.hip and what it
+// calls), for comparing builds of it without the library build: the bench's depthwise row
+// (8·192·16·56·56, 3x3x3, padding 1, f16) in NCDHW and NDHWC as examples/bench times it
+// (graph of K forwards over K rotating (x, y) sets past the L2, 3 warm-up replays, median of
+// 30 timed / K), and a check of every case against a host double reference on the inputs
+// as rounded (relative norm error under 1e-3 for f16 and 1e-2 for bf16, NaN-poisoned
+// outputs; the reference runs on the host's cores, OpenMP). The cases cover the matrix-core channel-first kernel's edges: several row
+// tiles, wide rows, pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU. The
+// library's bench is the number of record; this compares variants within one device call.
+// Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure; add
+// depthwise_toeplitz.hip where the tree has it), and run on the GPU:
+//   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
+//     -I$SRC/hip/include -I$SRC/hip/common -x cu scripts/dev/depthwise_bench.cu \
+//     -x cu $SRC/hip/conv3d/depthwise.hip -x cu $SRC/hip/conv3d/naive.hip \
+//     -x cu $SRC/hip/conv3d/depthwise_toeplitz.hip -o depthwise_bench -Xcompiler -fopenmp \
+//     -L$(dirname $(which nvcc))/../lib -cudart static
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "graph_timing.h"
+#include "hipconv/conv3d.h"
+
+
+struct Case {
+    const char *name;
+    int n, c, d, h, w, pad[3];
+    bool ndhwc, frames, bias, silu, bf16, time;
+};
+
+static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
+    if (ndhwc) {
+        s[1] = 1, s[4] = c, s[3] = (int64_t)w * c, s[2] = (int64_t)h * w * c, s[0] = (int64_t)d * h * w * c;
+    } else {
+        s[4] = 1, s[3] = w, s[2] = (int64_t)h * w, s[1] = (int64_t)d * h * w, s[0] = (int64_t)c * d * h * w;
+    }
+}
+
+static float frand() { return (rand() % 20001) / 10000.f - 1.f; }
+
+// Rounds to the element type and returns the bits.
+static uint16_t bits_of(float v, bool bf16) {
+    if (bf16) {
+        const __nv_bfloat16 b = __float2bfloat16_rn(v);
+        uint16_t r;
+        memcpy(&r, &b, 2);
+        return r;
+    }
+    const __half h = __float2half_rn(v);
+    uint16_t r;
+    memcpy(&r, &h, 2);
+    return r;
+}
+static float value_of(uint16_t bits, bool bf16) {
+    if (bf16) {
+        const uint32_t u = (uint32_t)bits << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    __half h;
+    memcpy(&h, &bits, 2);
+    return __half2float(h);
+}
+
+static hipconv_status_t forward(const Case &k, const hipconv_conv3d_params &p, cudaStream_t s) {
+    return k.bf16 ? hipconv_conv3d_depthwise_bf16(&p, (hipconv_stream_t)s)
+                  : hipconv_conv3d_depthwise_f16(&p, (hipconv_stream_t)s);
+}
+
+// Returns the relative norm error of one forward against a double reference (infinite if
+// any output is NaN); times it if k.time.
+static double run_case(const Case &k, double *us) {
+    hipconv_conv3d_params p{};
+    p.batch = k.n, p.cin = k.c, p.cout = k.c, p.groups = k.c;
+    p.in[0] = k.d, p.in[1] = k.h, p.in[2] = k.w;
+    p.out[0] = k.frames ? k.d : k.d + 2 * k.pad[0] - 2;  // causal: front padding only
+    p.out[1] = k.h + 2 * k.pad[1] - 2, p.out[2] = k.w + 2 * k.pad[2] - 2;
+    for (int a = 0; a < 3; ++a) p.kernel[a] = 3, p.stride[a] = 1, p.dilation[a] = 1, p.pad[a] = k.pad[a];
+    strides(k.ndhwc, k.c, k.d, k.h, k.w, p.x_stride);
+    strides(k.ndhwc, k.c, p.out[0], p.out[1], p.out[2], p.y_stride);
+    strides(k.ndhwc, k.c, k.pad[0], k.h, k.w, p.initial_stride);
+    if (k.ndhwc) {  // w [co, kd, kh, kw, 1]
+        p.w_stride[1] = 1, p.w_stride[4] = 1, p.w_stride[3] = 3, p.w_stride[2] = 9, p.w_stride[0] = 27;
+    } else {
+        p.w_stride[4] = 1, p.w_stride[3] = 3, p.w_stride[2] = 9, p.w_stride[1] = 27, p.w_stride[0] = 27;
+    }
+    p.silu = k.silu;
+    const size_t xn = (size_t)k.n * k.c * k.d * k.h * k.w;
+    const size_t yn = (size_t)k.n * k.c * p.out[0] * p.out[1] * p.out[2];
+    const size_t wn = (size_t)k.c * 27, fn = (size_t)k.n * k.c * k.pad[0] * k.h * k.w;
+    std::vector<uint16_t> hx(xn), hw(wn), hb(k.c), hf(fn), hy(yn);
+    for (auto &v : hx) v = bits_of(frand(), k.bf16);
+    for (auto &v : hw) v = bits_of(frand() * 0.3f, k.bf16);
+    for (auto &v : hb) v = bits_of(frand(), k.bf16);
+    for (auto &v : hf) v = bits_of(frand(), k.bf16);
+    const int sets = k.time ? std::max(3, (int)(150e6 / ((xn + yn) * 2))) : 1;
+    std::vector<void *> xs(sets), ys(sets);
+    void *w, *b = nullptr, *f = nullptr;
+    for (int s = 0; s < sets; ++s) {
+        CK(cudaMalloc(&xs[s], xn * 2));
+        CK(cudaMalloc(&ys[s], yn * 2));
+        CK(cudaMemcpy(xs[s], hx.data(), xn * 2, cudaMemcpyHostToDevice));
+        CK(cudaMemset(ys[s], 0xff, yn * 2));  // NaN
+    }
+    CK(cudaMalloc(&w, wn * 2));
+    CK(cudaMemcpy(w, hw.data(), wn * 2, cudaMemcpyHostToDevice));
+    if (k.bias) {
+        CK(cudaMalloc(&b, k.c * 2));
+        CK(cudaMemcpy(b, hb.data(), k.c * 2, cudaMemcpyHostToDevice));
+    }
+    if (k.frames) {
+        CK(cudaMalloc(&f, fn * 2));
+        CK(cudaMemcpy(f, hf.data(), fn * 2, cudaMemcpyHostToDevice));
+    }
+    p.w = w, p.bias = b, p.initial_frames = f;
+    cudaStream_t stream;
+    CK(cudaStreamCreate(&stream));
+    p.x = xs[0], p.y = ys[0];
+    CK((cudaError_t)forward(k, p, stream));
+    CK(cudaStreamSynchronize(stream));
+    CK(cudaMemcpy(hy.data(), ys[0], yn * 2, cudaMemcpyDeviceToHost));
+    auto at = [](const int64_t (&s)[5], int n, int c, int d, int h, int w) {
+        return n * s[0] + c * s[1] + d * s[2] + h * s[3] + w * s[4];
+    };
+    double num = 0, den = 0;
+#pragma omp parallel for collapse(2) reduction(+ : num, den)
+    for (int n = 0; n < k.n; ++n)
+        for (int c = 0; c < k.c; ++c)
+            for (int z = 0; z < p.out[0]; ++z)
+                for (int yy = 0; yy < p.out[1]; ++yy)
+                    for (int xx = 0; xx < p.out[2]; ++xx) {
+                        double acc = k.bias ? value_of(hb[c], k.bf16) : 0.0;
+                        for (int a = 0; a < 3; ++a)
+                            for (int bb = 0; bb < 3; ++bb)
+                                for (int cc = 0; cc < 3; ++cc) {
+                                    const int id = z - k.pad[0] + a, ih = yy - k.pad[1] + bb, iw = xx - k.pad[2] + cc;
+                                    if (ih < 0 || ih >= k.h || iw < 0 || iw >= k.w || id >= k.d) continue;
+                                    double xv;
+                                    if (id >= 0) {
+                                        xv = value_of(hx[at(p.x_stride, n, c, id, ih, iw)], k.bf16);
+                                    } else {
+                                        if (!k.frames || id < -k.pad[0]) continue;
+                                        xv = value_of(hf[at(p.initial_stride, n, c, k.pad[0] + id, ih, iw)], k.bf16);
+                                    }
+                                    acc += xv * value_of(hw[c * 27 + a * 9 + bb * 3 + cc], k.bf16);
+                                }
+                        if (k.silu) acc = acc / (1.0 + std::exp(-acc));
+                        const double got = value_of(hy[at(p.y_stride, n, c, z, yy, xx)], k.bf16);
+                        num += std::isnan(got) ? INFINITY : (got - acc) * (got - acc);
+                        den += acc * acc;
+                    }
+    const double err = std::sqrt(num / den);
+    if (k.time) {
+        *us = graph_median_us(stream, sets, 30, [&](int s) {
+            p.x = xs[s], p.y = ys[s];
+            CK((cudaError_t)forward(k, p, stream));
+        });
+    }
+    for (int s = 0; s < sets; ++s) {
+        CK(cudaFree(xs[s]));
+        CK(cudaFree(ys[s]));
+    }
+    CK(cudaFree(w));
+    if (b) CK(cudaFree(b));
+    if (f) CK(cudaFree(f));
+    CK(cudaStreamDestroy(stream));
+    return err;
+}
+
+int main(int argc, char **argv) {
+    const char *label = argc > 1 ? argv[1] : "variant";
+    const bool only_time = argc > 2 && strcmp(argv[2], "--time-only") == 0;
+    // name, n, c, d, h, w, pad, ndhwc, frames, bias, silu, bf16, time
+    const Case cases[] = {
+        {"bench ncdhw f16", 8, 192, 16, 56, 56, {1, 1, 1}, false, false, false, false, false, true},
+        {"bench ndhwc f16", 8, 192, 16, 56, 56, {1, 1, 1}, true, false, false, false, false, true},
+        {"bench ncdhw bf16 bias silu", 8, 192, 16, 56, 56, {1, 1, 1}, false, false, true, true, true, true},
+        {"small bias silu", 2, 5, 5, 7, 16, {1, 1, 1}, false, false, true, true, false, false},
+        {"causal frames", 1, 3, 5, 9, 24, {2, 1, 1}, false, true, true, false, false, false},
+        {"causal frames bf16", 2, 3, 6, 9, 24, {2, 1, 1}, false, true, false, true, true, false},
+        {"pad w 0", 1, 4, 4, 6, 16, {1, 0, 0}, false, false, true, false, false, false},
+        {"pad h 2", 1, 2, 4, 5, 8, {1, 2, 1}, false, false, false, true, true, false},
+        {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
+        {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
+        {"valid depth", 2, 3, 6, 8, 32, {0, 1, 1}, false, false, true, true, false, false},
+        {"depth chunks", 1, 2, 37, 6, 8, {1, 1, 1}, false, false, true, false, false, false},
+        {"one row", 1, 2, 3, 1, 8, {1, 1, 1}, false, false, false, false, false, false},
+    };
+    bool ok = true;
+    for (const Case &k : cases) {
+        if (only_time && !k.time) continue;
+        double us = 0;
+        const double err = run_case(k, &us);
+        ok = ok && err < (k.bf16 ? 1e-2 : 1e-3);
+        if (k.time)
+            printf("%-10s %-28s err %.2e  %8.2f us\n", label, k.name, err, us);
+        else
+            printf("%-10s %-28s err %.2e\n", label, k.name, err);
+    }
+    printf("%s: %s\n", label, ok ? "all checks passed" : "CHECK FAILED");
+    return ok ? 0 : 1;
+}

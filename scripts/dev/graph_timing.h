@@ -1,0 +1,51 @@
+// Shared by the conv3d dev benches (conv3d_seed_bench.cu, depthwise_bench.cu): a checked CUDA
+// call, and the bench's timing of one forward: a graph of `sets` forwards (forward(s) enqueues
+// the one over rotating set s), 3 warm-up replays, the median of `replays` timed with device
+// events, divided by `sets`.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                          \
+    do {                                                                               \
+        cudaError_t e_ = (x);                                                          \
+        if (e_ != cudaSuccess) {                                                       \
+            printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__);               \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+// Microseconds per forward.
+template <typename Forward> double graph_median_us(cudaStream_t stream, int sets, int replays, const Forward &forward) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    for (int s = 0; s < sets; ++s) forward(s);
+    CK(cudaStreamEndCapture(stream, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
+    std::vector<float> t;
+    for (int i = 0; i < replays; ++i) {
+        CK(cudaEventRecord(e0, stream));
+        CK(cudaGraphLaunch(exec, stream));
+        CK(cudaEventRecord(e1, stream));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
+    return t[t.size() / 2] * 1e3 / sets;
+}
