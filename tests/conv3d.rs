@@ -40,7 +40,7 @@ fn cases() -> Vec<(Shape, bool)> {
             false,
         ),
         // Depthwise NCDHW on the matrix cores (f16/bf16, rows of 16-byte vectors): padding 2 on
-        // h, several row tiles, wide rows (two tiles per wave), three depth chunks.
+        // h, two row tiles, wide rows (two tiles per wave), depth in several chunks.
         (Shape::new(2, 8, 8, [5, 7, 24], [3, 3, 3]).groups(8).padding(sym([1, 2, 1])), true),
         (Shape::new(1, 2, 2, [3, 70, 64], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
         (Shape::new(1, 2, 2, [3, 12, 256], [3, 3, 3]).groups(2).padding(sym([0, 1, 1])), true),
