@@ -7,7 +7,7 @@
  *
  *   in   x [batch, C, in[0..2]] by x_stride (w stride 1, rows of 16-byte vectors),
  *        w [C, 1, 3, 3, 3] by w_stride, bias [C] or NULL,
- *        initial_frames [batch, C, pad[0], in[1], in[2]] or NULL (same vector rules)
+ *        initial_frames [batch, C, pad[0], in[1], in[2]] or NULL (same vector rules, and x's row stride)
  *   out  y [batch, C, out[0..2]] by y_stride (w stride 1, rows of 16-byte vectors)
  *        y[n,c,od,oh,ow] = act(bias[c] + sum t[c,kd,kh,kw] x[n,c,od-pad0+kd,oh-pad1+kh,ow-pad2+kw])
  *
@@ -27,21 +27,23 @@
  * cover the rows; outputs in the gaps are computed and dropped.
  *
  * Depth walk: plane j feeds outputs j, j - 1, j - 2 through taps kd = 0, 1, 2. Each wave keeps
- * its tiles' three accumulators (a ring by output depth mod 3, started at the bias; the
- * plane loop is unrolled by 3 so the ring index is a compile-time constant), loads the
- * plane's window once per kh and multiplies it by the three kd bands (their operands read
- * from shared memory once per kh for all its tiles). After plane j, output j - 2 is
- * complete: activated and rounded into output tile j % 2 (slot-shaped, each output at e - 2
- * so that rows start 16-byte aligned), which the block copies to y in 16-byte row stores
- * after the next plane's barrier. Staging and output addresses are worked out once per item
- * (at most kCopies vectors a thread).
- *
+ * its tiles' three accumulators (a ring by output depth mod 3; the plane loop is unrolled by
+ * 3 so the ring index is a compile-time constant) and the nine bands' operands in registers
+ * for the whole item (read from shared memory once, after the block builds them). Per tile
+ * it loads the plane's window once per kh and multiplies it by the three kd bands; the
+ * product that starts output j (plane j, kh 0, kd 0) takes the bias as its addend. After
+ * plane j, output j - 2 is complete: activated and rounded into output tile j % 2
+ * (slot-shaped, each output at e - 2 so that rows start 16-byte aligned), which the block
+ * copies to y in 16-byte row stores after the next plane's barrier. Staging and output
+ * addresses are worked out once per item (at most kCopies vectors a thread), so that a
+ * plane costs a pointer and a predicate per copy.
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
  *
  * Launch: kThreads threads; wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4,
  * the kernel's instances: the plane's tiles padded to kWaves * kTiles, so no branch
- * separates their matrix steps); one block per (n, c, row tile, depth chunk of up to 16),
+ * separates their matrix steps, except that a wave whose last tile is past the plane's
+ * skips it); one block per (n, c, row tile, depth chunk of up to 16),
  * depth chunk fastest (neighbouring chunks share planes in L2); at most 128 registers, two
  * blocks an SM on NVIDIA. Dynamic shared memory: kSlots input slots, two output tiles and
  * the taps operands (53 KiB at the bench's 56 x 56 planes).
@@ -93,6 +95,7 @@ struct Geometry {
     SmallDivisor vectors;      // 16-byte vectors per input row (in[2] / 8)
     SmallDivisor out_vectors;  // 16-byte vectors per output row (out[2] / 8)
     int rows;                  // output rows per block
+    int tiles;                 // tiles of kTile outputs that cover them
     int row_tiles;
     int depth_chunk;
     int depth_chunks;
@@ -112,14 +115,20 @@ template <typename T> struct DepthwiseBand {
 };
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
-// per item: copy k moves vector tid + k * kThreads; kCopies * kThreads covers the staged
-// input vectors and the output vectors (the launcher checks).
-//   stage:  input row and column in_rc[k] (row << 16 | column; -1 outside the input), to
-//           slot offset in_to[k] (-1 past the staged rows);
+// per item: copy k moves vector k * kThreads + tid (k even) or (k + 1) * kThreads - 1 - tid
+// (k odd: from the last thread down, so the high waves, which skip a padded last tile where
+// a plane has one, take more of the copies); kCopies * kThreads covers the staged input
+// vectors and the output vectors (the launcher checks).
+//   stage:  in_from[k] in an input plane (row * row stride + column, the same in x and in
+//           the frames; 0 for a row outside the input, which in_row[k] says is zeros) to
+//           slot offset in_to[k] (-1: past the staged rows, no copy);
 //   output: out_from[k] in the output tile to out_at[k] in the output plane (-1: none).
+// A plane then costs a pointer and a predicate per copy (the launcher checks that plane
+// offsets fit 32 bits and that the frames' rows are x's).
 constexpr int kCopies = 2;
 struct Copies {
-    int in_rc[kCopies], in_to[kCopies];
+    int in_from[kCopies], in_to[kCopies];
+    bool in_row[kCopies];
     int out_from[kCopies], out_at[kCopies];
 };
 
@@ -169,11 +178,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
         Copies copies;
 #pragma unroll
         for (int k = 0; k < kCopies; ++k) {
-            const int i = threadIdx.x + k * kThreads;
+            const int i = k % 2 == 0 ? k * kThreads + threadIdx.x : (k + 1) * kThreads - 1 - threadIdx.x;
             int v;
             int r = g.vectors.quotient(i, v);
             const int ih = oh0 - p.pad[1] + r;
-            copies.in_rc[k] = (unsigned)ih < (unsigned)p.in[1] ? ih << 16 | v * kRowVec : -1;
+            copies.in_row[k] = (unsigned)ih < (unsigned)p.in[1];
+            copies.in_from[k] = copies.in_row[k] ? ih * (int)p.x_stride[3] + v * kRowVec : 0;
             copies.in_to[k] = i < (rows + 2) * g.vectors.d ? kLead + r * g.pitch.d + v * kRowVec : -1;
             r = g.out_vectors.quotient(i, v);
             copies.out_from[k] = kLead + (r + 1) * g.pitch.d + v * kRowVec;
@@ -183,26 +193,26 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
         // rows of in[2] / 8 vectors; rows and planes outside the input are zeros.
         const T *x_channel = static_cast<const T *>(p.x) + conv3d::offset(p.x_stride, n, c, 0, 0, 0);
         const int planes = depths + 2;
+        // stage(j) is called for j = 0, 1, 2, ... in turn: x_plane is plane j's offset in x.
+        int64_t x_plane = (int64_t)(od0 - p.pad[0]) * p.x_stride[2];
         auto stage = [&](int j) {
             if (j < planes) {
                 const int id = od0 - p.pad[0] + j;
-                const bool in_x = id >= 0 && id < p.in[0];
-                const bool in_frames = id < 0 && id >= -p.pad[0] && p.initial_frames != nullptr;
-                // Neither in x nor in the frames: zeros, from any base.
-                const T *plane = in_frames ? static_cast<const T *>(p.initial_frames) +
-                                                 conv3d::offset(p.initial_stride, n, c, p.pad[0] + id, 0, 0)
-                                           : x_channel + (in_x ? id * p.x_stride[2] : 0);
-                const int64_t row_stride = in_x ? p.x_stride[3] : p.initial_stride[3];
+                // A plane neither in x nor in the frames is zeros (read from x_channel: none).
+                bool source = (unsigned)id < (unsigned)p.in[0];
+                const T *plane = x_channel + (source ? x_plane : 0);
+                if (__builtin_expect(id < 0 && id >= -p.pad[0] && p.initial_frames != nullptr, 0)) {  // rare: a branch
+                    plane = static_cast<const T *>(p.initial_frames) +
+                            conv3d::offset(p.initial_stride, n, c, p.pad[0] + id, 0, 0);
+                    source = true;
+                }
                 T *slot = ring + (j % kSlots) * g.slot;
 #pragma unroll
-                for (int k = 0; k < kCopies; ++k) {
-                    if (copies.in_to[k] < 0) continue;
-                    const int rc = copies.in_rc[k];
-                    const bool inside = (in_x || in_frames) && rc >= 0;
-                    copy16_one(inside ? plane + (rc >> 16) * row_stride + (rc & 0xffff) : nullptr, slot + copies.in_to[k],
-                               p.x);
-                }
+                for (int k = 0; k < kCopies; ++k)
+                    if (copies.in_to[k] >= 0)
+                        copy16_if(source && copies.in_row[k], plane + copies.in_from[k], slot + copies.in_to[k]);
             }
+            x_plane += p.x_stride[2];
             copy_commit();  // an empty stage past the chunk keeps the count uniform
         };
         // Output tile b (rows of the output plane `od`, chunk-relative) to y.
@@ -218,13 +228,28 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
         };
 
         __syncthreads();  // the bands and the zeroed ring are in place
+        // The wave's last tile: past the plane's tiles for some waves (the plane is padded to
+        // kWaves * kTiles tiles); they skip it.
+        const bool last_tile = wave + (kTiles - 1) * kWaves < g.tiles;
+        StepTaps<T> item_taps[3][3][Band3::kSteps];  // [kh][kd][step]
+#pragma unroll
+        for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+            for (int kd = 0; kd < 3; ++kd)
+#pragma unroll
+                for (int s = 0; s < Band3::kSteps; ++s)
+                    item_taps[kh][kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
         for (int j = 0; j < kSlots - 1; ++j) stage(j);
 
-        TileAcc acc[kTiles][3];  // [tile][output depth mod 3], from the bias
+        // [tile][output depth mod 3]: output j is set to the bias by its first product (plane
+        // j, kh 0, kd 0), the matrix step's addend, so no fill follows each output. Outputs
+        // -2 and -1 (products of the first planes, never stored) start at zero.
+        TileAcc acc[kTiles][3], bias_acc;
+        fill(bias_acc, bias);
 #pragma unroll
         for (int t = 0; t < kTiles; ++t)
 #pragma unroll
-            for (int r = 0; r < 3; ++r) fill(acc[t][r], bias);
+            for (int r = 0; r < 3; ++r) zero(acc[t][r]);
 
         for (int j0 = 0; j0 < planes; j0 += 3) {
 #pragma unroll
@@ -236,23 +261,22 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
                 stage(j + kSlots - 1);
                 if (j >= 3) write_out((j - 1) % 2, j - 3);
                 const T *window = ring + (j % kSlots) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
+                // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
+                // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
+                // output j starts here (kh 0, kd 0), at its bias.
 #pragma unroll
-                for (int kh = 0; kh < 3; ++kh) {
-                    // The three bands (kd, kh), read once for all the wave's tiles (in
-                    // registers for the whole item they would cost the tiles' accumulators).
-                    StepTaps<T> taps[3][Band3::kSteps];
+                for (int t = 0; t < kTiles; ++t) {
+                    if (t == kTiles - 1 && !last_tile) continue;  // the last t (continue: hipcc unrolls it)
 #pragma unroll
-                    for (int kd = 0; kd < 3; ++kd)
-#pragma unroll
-                        for (int s = 0; s < Band3::kSteps; ++s)
-                            taps[kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
-#pragma unroll
-                    for (int t = 0; t < kTiles; ++t) {
+                    for (int kh = 0; kh < 3; ++kh) {
                         Frags frags;
                         load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
 #pragma unroll
-                        for (int kd = 0; kd < 3; ++kd)  // output j - kd: ring slot (u - kd) mod 3
-                            multiply(acc[t][(u - kd + 3) % 3], frags, [&](int s) { return taps[kd][s]; });
+                        for (int kd = 0; kd < 3; ++kd) {
+                            TileAcc &out = acc[t][(u - kd + 3) % 3];
+                            if (kh == 0 && kd == 0) out = bias_acc;
+                            multiply(out, frags, [&](int s) { return item_taps[kh][kd][s]; });
+                        }
                     }
                 }
                 const int done = (u + 1) % 3;  // output j - 2 (a constant once unrolled)
@@ -264,14 +288,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
                         for (int h = 0; h < 2; ++h) {
+                            if (t == kTiles - 1 && !last_tile) continue;  // the last t (continue: hipcc unrolls it)
                             const uint32_t lo = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h)));
                             const uint32_t hi = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h + 1)));
                             *reinterpret_cast<uint32_t *>(tile + t * kWaves * kTile + output_offset(2 * h)) =
                                 lo | hi << 16;
                         }
                 }
-#pragma unroll
-                for (int t = 0; t < kTiles; ++t) fill(acc[t][done], bias);
             }
         }
         __syncthreads();  // the last output plane is in its tile
@@ -329,8 +352,11 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     const int pitch = p.in[2] + kRowVec;
     // Outputs read input columns -pad[2] .. out[2] + 1 - pad[2]: inside the row or its gap.
     const bool columns = p.pad[2] <= 1 && p.out[2] + 1 - p.pad[2] < pitch;
-    // (A staged copy's row and column share a word: 16 bits each.)
-    if (!(taps3 && unit && y_rows && rows_of_vectors && columns) || p.in[2] > kSlotBudget || p.in[1] >= (1 << 15))
+    // A staged copy's offset in a plane is 32-bit, and one offset serves x and the frames.
+    const bool plane_offsets = p.x_stride[3] < (int64_t(1) << 31) &&
+                               (int64_t)(p.in[1] - 1) * p.x_stride[3] + p.in[2] < (int64_t(1) << 31) &&
+                               (p.initial_frames == nullptr || p.initial_stride[3] == p.x_stride[3]);
+    if (!(taps3 && unit && y_rows && rows_of_vectors && columns && plane_offsets) || p.in[2] > kSlotBudget)
         return false;
 
     Geometry g;
@@ -352,6 +378,7 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.rows = (int)ceil_div(p.out[1], g.row_tiles);
     int tiles = 0;
     g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], tiles), kRowVec) * kRowVec;
+    g.tiles = tiles;
 
     // Depth chunks of up to 16 outputs (each re-reads 2 planes), halved down to 8 while the
     // grid would be under 8 blocks per SM (two are resident).
