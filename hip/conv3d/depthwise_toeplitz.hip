@@ -231,6 +231,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
         // The wave's last tile: past the plane's tiles for some waves (the plane is padded to
         // kWaves * kTiles tiles); they skip it.
         const bool last_tile = wave + (kTiles - 1) * kWaves < g.tiles;
+        auto computed = [&](int t) { return t < kTiles - 1 || last_tile; };
         StepTaps<T> item_taps[3][3][Band3::kSteps];  // [kh][kd][step]
 #pragma unroll
         for (int kh = 0; kh < 3; ++kh)
@@ -266,7 +267,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
                 // output j starts here (kh 0, kd 0), at its bias.
 #pragma unroll
                 for (int t = 0; t < kTiles; ++t) {
-                    if (t == kTiles - 1 && !last_tile) continue;  // the last t (continue: hipcc unrolls it)
+                    if (!computed(t)) continue;  // only the last t (continue: hipcc unrolls it)
 #pragma unroll
                     for (int kh = 0; kh < 3; ++kh) {
                         Frags frags;
@@ -288,7 +289,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
                         for (int h = 0; h < 2; ++h) {
-                            if (t == kTiles - 1 && !last_tile) continue;  // the last t (continue: hipcc unrolls it)
+                            if (!computed(t)) continue;  // only the last t (continue: hipcc unrolls it)
                             const uint32_t lo = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h)));
                             const uint32_t hi = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h + 1)));
                             *reinterpret_cast<uint32_t *>(tile + t * kWaves * kTile + output_offset(2 * h)) =
