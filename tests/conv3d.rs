@@ -40,10 +40,12 @@ fn cases() -> Vec<(Shape, bool)> {
             false,
         ),
         // Depthwise NCDHW on the matrix cores (f16/bf16, rows of 16-byte vectors): padding 2 on
-        // h, two row tiles, wide rows (two tiles per wave), depth in several chunks.
+        // h, two and three row tiles, wide rows (256: two row tiles on NVIDIA), depth in several chunks.
         (Shape::new(2, 8, 8, [5, 7, 24], [3, 3, 3]).groups(8).padding(sym([1, 2, 1])), true),
         (Shape::new(1, 2, 2, [3, 70, 64], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
         (Shape::new(1, 2, 2, [3, 12, 256], [3, 3, 3]).groups(2).padding(sym([0, 1, 1])), true),
+        // Rows of 400: past the 4-warp block's copies, the 8-warp block (NVIDIA).
+        (Shape::new(1, 2, 2, [3, 9, 400], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
         (Shape::new(1, 3, 3, [37, 5, 8], [3, 3, 3]).groups(3).padding(Padding::Causal), false),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),

@@ -11,8 +11,12 @@
  *                          Elsewhere: batches of kBatch loads into registers, then stores.
  *   copy16_one(src, dst, any): one such copy by this thread (cp.async, or a load and a
  *                          store), for kernels that work out their own addresses.
- *   copy16_if(fill, src, dst): the same with `src` always a readable address, and zeros
- *                          when !fill (no null test, no select of `any`).
+ *   copy16_once_if(fill, src, dst): the same with `src` always a readable address, and
+ *                          zeros when !fill (no null test, no select of `any`), for data
+ *                          that is read once: on NVIDIA the copy asks L2 for the whole
+ *                          256-byte block around it and marks the lines evict-first.
+ *   store16_once(dst, v):  16 bytes to global memory that nothing reads back soon (on
+ *                          NVIDIA: L2 evict-first).
  *   staged(n, load, store): for i in [0, n): store(i, load(i)), in batches of kBatch so a
  *                          thread's loads are all issued before its first store.
  */
@@ -63,15 +67,37 @@ __device__ inline void copy16_one(const void *from, void *to, const void *any) {
 #endif
 }
 
-// One 16-byte copy of this thread from `from` (a readable global address) to `to` (shared
-// memory), or 16 zeros where !fill, in the current stage.
-__device__ inline void copy16_if(bool fill, const void *from, void *to) {
+#if HIPCONV_HAS_ASYNC_COPY
+// An L2 cache policy that evicts these lines first (streamed data: the lines that stay are
+// the ones that may be read again).
+__device__ inline uint64_t evict_first_policy() {
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    return policy;
+}
+#endif
+
+// One 16-byte copy of this thread from `from` (a readable global address, read once) to
+// `to` (shared memory), or 16 zeros where !fill, in the current stage.
+__device__ inline void copy16_once_if(bool fill, const void *from, void *to) {
 #if HIPCONV_HAS_ASYNC_COPY
     const unsigned at = (unsigned)__cvta_generic_to_shared(to);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(from), "r"(fill ? 16 : 0)
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, %3;" ::"r"(at), "l"(from),
+                 "r"(fill ? 16 : 0), "l"(evict_first_policy())
                  : "memory");
 #else
     *reinterpret_cast<uint4 *>(to) = fill ? *reinterpret_cast<const uint4 *>(from) : make_uint4(0, 0, 0, 0);
+#endif
+}
+
+// `v` to `to` (global memory, 16-byte aligned) that nothing reads back soon.
+__device__ inline void store16_once(void *to, const uint4 &v) {
+#if HIPCONV_HAS_ASYNC_COPY
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(to), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w), "l"(evict_first_policy())
+                 : "memory");
+#else
+    *reinterpret_cast<uint4 *>(to) = v;
 #endif
 }
 

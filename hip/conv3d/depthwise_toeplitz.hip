@@ -40,13 +40,15 @@
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
  *
- * Launch: kThreads threads; wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4,
- * the kernel's instances: the plane's tiles padded to kWaves * kTiles, so no branch
- * separates their matrix steps, except that a wave whose last tile is past the plane's
- * skips it); one block per (n, c, row tile, depth chunk of up to 16),
- * depth chunk fastest (neighbouring chunks share planes in L2); at most 128 registers, two
- * blocks an SM on NVIDIA. Dynamic shared memory: kSlots input slots, two output tiles and
- * the taps operands (53 KiB at the bench's 56 x 56 planes).
+ * Launch: kThreads threads (NVIDIA 4 warps, four blocks an SM at 128 registers; AMD 4 waves
+ * of 64); wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4, the kernel's
+ * instances: the plane's tiles padded to kWaves * kTiles, so no branch separates their
+ * matrix steps, except that a wave whose last tile is past the plane's skips it); one block
+ * per (n, c, row tile, depth chunk of up to 16), depth chunk fastest (neighbouring chunks
+ * share planes in L2). Dynamic shared memory: kSlots input slots, two output tiles and the
+ * taps operands (28 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows).
+ * Input planes are read once and outputs written once: both go through L2 as evict-first
+ * (block_copy.h copy16_once_if, store16_once).
  */
 #include <atomic>
 
@@ -66,8 +68,17 @@ namespace {
 
 using namespace toeplitz;
 
-constexpr int kThreads = 256;
-constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
+// Block sizes (the kernel's kThreads), the first whose block covers 4 rows of the plane (or
+// all of them) taken. NVIDIA: 4 warps, four blocks an SM, so that one block's matrix steps
+// overlap the others' copies at independent plane barriers (8 warps and two blocks: 130.6 ->
+// 126.7 us at the bench's 56 x 56 planes, whose two row tiles' halo rows come from L2);
+// 8 warps for wider rows. AMD: 4 waves of 64.
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+constexpr int kBlockSizes[] = {128, 256};
+#else
+constexpr int kBlockSizes[] = {256};
+#endif
+constexpr int kBlockThreads = 512;  // registers per SM / 128: threads of the blocks an SM holds
 constexpr int kSlots = 4;                 // input planes in the ring: one read, three in flight
 constexpr int kBands = 9;                 // (kd, kh)
 constexpr int kSlotBudget = 4352;         // elements per slot (8.5 KiB)
@@ -143,9 +154,10 @@ struct Copies {
 
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
-template <typename T, bool kSilu, int kTiles>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
+template <typename T, bool kSilu, int kTiles, int kThreads>
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)
     conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g) {
+    constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
     extern __shared__ uint4 shared_words[];
     T *ring = reinterpret_cast<T *>(shared_words);  // kSlots input planes, then 2 output tiles
     T *out_tiles = ring + kSlots * g.slot;
@@ -210,7 +222,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
 #pragma unroll
                 for (int k = 0; k < kCopies; ++k)
                     if (copies.in_to[k] >= 0)
-                        copy16_if(source && copies.in_row[k], plane + copies.in_from[k], slot + copies.in_to[k]);
+                        copy16_once_if(source && copies.in_row[k], plane + copies.in_from[k], slot + copies.in_to[k]);
             }
             x_plane += p.x_stride[2];
             copy_commit();  // an empty stage past the chunk keeps the count uniform
@@ -223,8 +235,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
 #pragma unroll
             for (int k = 0; k < kCopies; ++k)
                 if (copies.out_at[k] >= 0)
-                    *reinterpret_cast<uint4 *>(y_plane + copies.out_at[k]) =
-                        *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]);
+                    store16_once(y_plane + copies.out_at[k], *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]));
         };
 
         __syncthreads();  // the bands and the zeroed ring are in place
@@ -305,35 +316,45 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 2)
 
 // Tiles per wave for a plane of `tiles` tiles: 2 or kMaxTiles (the kernel's instances).
 constexpr int kMaxTiles = 4;
-inline int tiles_per_wave(int tiles) { return ceil_div(tiles, kWaves) <= 2 ? 2 : kMaxTiles; }
+inline int tiles_per_wave(int tiles, int waves) { return ceil_div(tiles, waves) <= 2 ? 2 : kMaxTiles; }
 
 // Elements a slot needs for `rows` output rows: every staged row, and every window the
-// (padded) tiles read: the last one's reach past the last row, one row down.
-inline int slot_elements(int rows, int pitch, int out_w, int &tiles) {
+// (padded) tiles of `waves` waves read: the last one's reach past the last row, one row down.
+inline int slot_elements(int rows, int pitch, int out_w, int waves, int &tiles) {
     tiles = (int)ceil_div((int64_t)(rows - 1) * pitch + out_w + 2, kTile);
-    const int windows = kLead + 2 * pitch + kWaves * tiles_per_wave(tiles) * kTile;
+    const int windows = kLead + 2 * pitch + waves * tiles_per_wave(tiles, waves) * kTile;
     const int staged = kLead + (rows + 2) * pitch;
     return windows > staged ? windows : staged;
 }
 
 std::atomic<int64_t> sm_count_cache[kMaxCachedDevices];
 
-template <typename T, bool kSilu, int kTiles>
+template <typename T, bool kSilu, int kTiles, int kThreads>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, dim3 grid, int shared_bytes,
                          hipStream_t stream) {
     static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
-    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles>;
+    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads>;
     const hipError_t err = allow_dynamic_shared(kernel, shared_bytes, shared_granted);
     if (err != hipSuccess) return err;
     hipLaunchKernelGGL(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g);
     return hipGetLastError();
 }
 
-template <typename T, bool kSilu>
+template <typename T, bool kSilu, int kThreads>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, int tiles_wave, dim3 grid,
                          int shared_bytes, hipStream_t stream) {
-    return tiles_wave == 2 ? launch_kernel<T, kSilu, 2>(p, g, grid, shared_bytes, stream)
-                           : launch_kernel<T, kSilu, kMaxTiles>(p, g, grid, shared_bytes, stream);
+    return tiles_wave == 2 ? launch_kernel<T, kSilu, 2, kThreads>(p, g, grid, shared_bytes, stream)
+                           : launch_kernel<T, kSilu, kMaxTiles, kThreads>(p, g, grid, shared_bytes, stream);
+}
+
+// The instance of kBlockSizes[kIndex...] that has `threads` threads.
+template <typename T, bool kSilu, size_t kIndex = 0>
+hipError_t launch_block(const hipconv_conv3d_params &p, const Geometry &g, int threads, int tiles_wave, dim3 grid,
+                        int shared_bytes, hipStream_t stream) {
+    constexpr int kThreads = kBlockSizes[kIndex];
+    if constexpr (kIndex + 1 < sizeof(kBlockSizes) / sizeof(kBlockSizes[0]))
+        if (threads != kThreads) return launch_block<T, kSilu, kIndex + 1>(p, g, threads, tiles_wave, grid, shared_bytes, stream);
+    return launch_kernel<T, kSilu, kThreads>(p, g, tiles_wave, grid, shared_bytes, stream);
 }
 
 }  // namespace
@@ -365,24 +386,34 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.vectors = SmallDivisor{p.in[2] / kRowVec, (float)kRowVec / (float)p.in[2]};
     g.out_vectors = SmallDivisor{p.out[2] / kRowVec, (float)kRowVec / (float)p.out[2]};
     // The most rows that a slot, the waves' tiles, the threads' copies and 32-bit output
-    // offsets hold; then as many row tiles as that needs, evened out.
-    auto fits = [&](int rows) {
-        int tiles = 0;
-        return slot_elements(rows, pitch, p.out[2], tiles) <= kSlotBudget && tiles <= kWaves * kMaxTiles &&
-               (rows + 2) * (p.in[2] / kRowVec) <= kCopies * kThreads && rows * (p.out[2] / kRowVec) <= kCopies * kThreads &&
-               (int64_t)rows * p.y_stride[3] < (int64_t(1) << 31);
-    };
-    int rows = p.out[1];
-    while (rows > 1 && !fits(rows)) --rows;
-    if (!fits(rows) || (rows < 4 && rows < p.out[1])) return false;
+    // offsets hold, for the first block size where that is 4 rows or the plane; then as many
+    // row tiles as that needs, evened out.
+    int threads = 0, rows = 0;
+    for (const int block : kBlockSizes) {
+        const int waves = block / HIPCONV_WAVE_SIZE;
+        auto fits = [&](int r) {
+            int tiles = 0;
+            return slot_elements(r, pitch, p.out[2], waves, tiles) <= kSlotBudget && tiles <= waves * kMaxTiles &&
+                   (r + 2) * (p.in[2] / kRowVec) <= kCopies * block && r * (p.out[2] / kRowVec) <= kCopies * block &&
+                   (int64_t)r * p.y_stride[3] < (int64_t(1) << 31);
+        };
+        rows = p.out[1];
+        while (rows > 1 && !fits(rows)) --rows;
+        if (fits(rows) && (rows >= 4 || rows == p.out[1])) {
+            threads = block;
+            break;
+        }
+    }
+    if (threads == 0) return false;
+    const int waves = threads / HIPCONV_WAVE_SIZE;
     g.row_tiles = (int)ceil_div(p.out[1], rows);
     g.rows = (int)ceil_div(p.out[1], g.row_tiles);
     int tiles = 0;
-    g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], tiles), kRowVec) * kRowVec;
+    g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kRowVec) * kRowVec;
     g.tiles = tiles;
 
     // Depth chunks of up to 16 outputs (each re-reads 2 planes), halved down to 8 while the
-    // grid would be under 8 blocks per SM (two are resident).
+    // grid would be under 8 blocks per SM (two or four are resident).
     int64_t sms = 0;
     const hipError_t err = cached_per_device(
         sm_count_cache,
@@ -407,9 +438,10 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     const int shared_bytes = (kSlots + 2) * g.slot * (int)sizeof(T) +
                              kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
     const dim3 grid(grid_blocks(g.items));
+    const int tiles_wave = tiles_per_wave(tiles, waves);
     *status = (hipconv_status_t)(p.silu != 0
-                                     ? launch_kernel<T, true>(p, g, tiles_per_wave(tiles), grid, shared_bytes, stream)
-                                     : launch_kernel<T, false>(p, g, tiles_per_wave(tiles), grid, shared_bytes, stream));
+                                     ? launch_block<T, true>(p, g, threads, tiles_wave, grid, shared_bytes, stream)
+                                     : launch_block<T, false>(p, g, threads, tiles_wave, grid, shared_bytes, stream));
     return true;
 }
 

@@ -190,6 +190,7 @@ int main(int argc, char **argv) {
         {"pad h 2", 1, 2, 4, 5, 8, {1, 2, 1}, false, false, false, true, true, false},
         {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
         {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
+        {"rows of 400", 1, 2, 3, 9, 400, {1, 1, 1}, false, false, true, true, false, false},
         {"valid depth", 2, 3, 6, 8, 32, {0, 1, 1}, false, false, true, true, false, false},
         {"depth chunks", 1, 2, 37, 6, 8, {1, 1, 1}, false, false, true, false, false, false},
         {"one row", 1, 2, 3, 1, 8, {1, 1, 1}, false, false, false, false, false, false},
