@@ -68,11 +68,12 @@ namespace {
 
 using namespace toeplitz;
 
-// Block sizes (the kernel's kThreads), the first whose block covers 4 rows of the plane (or
-// all of them) taken. NVIDIA: 4 warps, four blocks an SM, so that one block's matrix steps
-// overlap the others' copies at independent plane barriers (8 warps and two blocks: 130.6 ->
-// 126.7 us at the bench's 56 x 56 planes, whose two row tiles' halo rows come from L2);
-// 8 warps for wider rows. AMD: 4 waves of 64.
+// Block sizes (the kernel's kThreads) in order of preference: the launcher takes the first
+// whose block stages at least 4 rows of the plane (or all of them). NVIDIA: 4 warps, four
+// blocks an SM, so that one block's matrix steps overlap the others' copies at independent
+// plane barriers (against 8 warps and two blocks: 129.4 against 130.7 us at the bench's
+// 56 x 56 planes, 125.3-125.8 against 130.3-131.2 with the L2 hints of block_copy.h; the
+// two row tiles' halo rows come from L2); 8 warps for wider rows. AMD: 4 waves of 64.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 constexpr int kBlockSizes[] = {128, 256};
 #else
@@ -235,7 +236,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)
 #pragma unroll
             for (int k = 0; k < kCopies; ++k)
                 if (copies.out_at[k] >= 0)
-                    store16_once(y_plane + copies.out_at[k], *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]));
+                    store16_once(y_plane + copies.out_at[k],
+                                 *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]));
         };
 
         __syncthreads();  // the bands and the zeroed ring are in place
@@ -353,7 +355,8 @@ hipError_t launch_block(const hipconv_conv3d_params &p, const Geometry &g, int t
                         int shared_bytes, hipStream_t stream) {
     constexpr int kThreads = kBlockSizes[kIndex];
     if constexpr (kIndex + 1 < sizeof(kBlockSizes) / sizeof(kBlockSizes[0]))
-        if (threads != kThreads) return launch_block<T, kSilu, kIndex + 1>(p, g, threads, tiles_wave, grid, shared_bytes, stream);
+        if (threads != kThreads)
+            return launch_block<T, kSilu, kIndex + 1>(p, g, threads, tiles_wave, grid, shared_bytes, stream);
     return launch_kernel<T, kSilu, kThreads>(p, g, tiles_wave, grid, shared_bytes, stream);
 }
 
