@@ -76,10 +76,10 @@ using namespace toeplitz;
 // two row tiles' halo rows come from L2); 8 warps for wider rows. AMD: 4 waves of 64.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 constexpr int kBlockSizes[] = {128, 256};
+constexpr int kBlockThreads = 512;  // registers per SM / 128: threads of the blocks an SM holds
 #else
 constexpr int kBlockSizes[] = {256};
 #endif
-constexpr int kBlockThreads = 512;  // registers per SM / 128: threads of the blocks an SM holds
 constexpr int kSlots = 4;                 // input planes in the ring: one read, three in flight
 constexpr int kBands = 9;                 // (kd, kh)
 constexpr int kSlotBudget = 4352;         // elements per slot (8.5 KiB)
@@ -156,7 +156,7 @@ struct Copies {
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
 template <typename T, bool kSilu, int kTiles, int kThreads>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (AMD: kThreads only)
     conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g) {
     constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
     extern __shared__ uint4 shared_words[];
