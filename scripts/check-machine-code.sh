@@ -12,6 +12,9 @@
 #    and, f16 and bf16 only:
 #      depthwise_toeplitz conv3d_depthwise_toeplitz_kernel<T, ...> (hip/conv3d/depthwise_toeplitz.hip:
 #                                                      Depthwise NCDHW on the matrix cores)
+#      depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel<T, ...>
+#                                                     (hip/conv3d/depthwise_toeplitz_last.hip:
+#                                                      Depthwise NDHWC on the matrix cores)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN> (hip/conv3d/implicit_gemm_sm90.hip)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
@@ -80,7 +83,8 @@ matrix_dtypes=(f16 bf16 f32)
 # The same check for kernels compiled for f16/bf16 only (the Toeplitz conv1d kernels).
 matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_channel_first_kernel"
                       "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel"
-                      "depthwise_toeplitz conv3d_depthwise_toeplitz_kernel")
+                      "depthwise_toeplitz conv3d_depthwise_toeplitz_kernel"
+                      "depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)

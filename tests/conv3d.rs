@@ -47,6 +47,14 @@ fn cases() -> Vec<(Shape, bool)> {
         // Rows of 400: past the 4-warp block's copies, the 8-warp block (NVIDIA).
         (Shape::new(1, 2, 2, [3, 9, 400], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
         (Shape::new(1, 3, 3, [37, 5, 8], [3, 3, 3]).groups(3).padding(Padding::Causal), false),
+        // Depthwise NDHWC on the matrix cores (f16/bf16, channels in groups of 16 on NVIDIA and
+        // 8 on AMD): odd width and two channel groups, padding 2 on h and 0 on w with several
+        // row tiles, depth in several chunks (causal), and rows too wide for its copies (the
+        // vector kernel).
+        (Shape::new(2, 32, 32, [5, 9, 13], [3, 3, 3]).groups(32).padding(sym([1, 1, 1])), true),
+        (Shape::new(1, 16, 16, [4, 20, 30], [3, 3, 3]).groups(16).padding(sym([1, 2, 0])), false),
+        (Shape::new(1, 16, 16, [37, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal), true),
+        (Shape::new(1, 16, 16, [3, 5, 300], [3, 3, 3]).groups(16).padding(sym([1, 1, 1])), false),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of

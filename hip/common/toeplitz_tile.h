@@ -68,16 +68,20 @@ template <typename T> struct TapBand {
 // A lane's taps operand of one step: T^T(n, k) as A(n, 16s + k).
 template <typename T> using StepTaps = mc::FragA<T>;
 
+// This lane's taps operand of step s, from band(k, n) = T(k, n).
+template <typename T, typename Band> __device__ inline StepTaps<T> step_taps(const Band &band, int s) {
+    StepTaps<T> f;
+    mc::gather_a(f, [&](int n, int k) { return band(16 * s + k, n); });
+    return f;
+}
+
 // The taps operand of each step into slot[s · wave size + lane], from band(k, n) = T(k, n).
 template <typename T, int kSteps, typename Band>
 __device__ inline void build_taps(StepTaps<T> *slot, const Band &band) {
     const int l = mc::lane_id();
 #pragma unroll 1
-    for (int s = 0; s < kSteps; ++s) {  // rolled: a channel change is rare, registers are not
-        StepTaps<T> f;
-        mc::gather_a(f, [&](int n, int k) { return band(16 * s + k, n); });
-        slot[s * HIPCONV_WAVE_SIZE + l] = f;
-    }
+    for (int s = 0; s < kSteps; ++s)  // rolled: a channel change is rare, registers are not
+        slot[s * HIPCONV_WAVE_SIZE + l] = step_taps<T>(band, s);
 }
 
 struct TileAcc {
@@ -163,16 +167,19 @@ template <typename T, bool kSilu> __device__ inline void store_tile(T *y_tile, c
 // b1 = T(16s + 2q + 8.., g).
 template <typename T> using StepTaps = uint2;
 
+// This lane's taps operand of step s, from band(k, n) = T(k, n).
+template <typename T, typename Band> __device__ inline StepTaps<T> step_taps(const Band &band, int s) {
+    const int l = mc::lane_id(), n = l / 4, k0 = 16 * s + 2 * (l % 4);
+    return make_uint2(mc::pack(band(k0, n), band(k0 + 1, n)), mc::pack(band(k0 + 8, n), band(k0 + 9, n)));
+}
+
 // The taps operand of each step into slot[s · wave size + lane], from band(k, n) = T(k, n).
 template <typename T, int kSteps, typename Band>
 __device__ inline void build_taps(StepTaps<T> *slot, const Band &band) {
-    const int l = mc::lane_id(), n = l / 4, k = 2 * (l % 4);
+    const int l = mc::lane_id();
 #pragma unroll 1
-    for (int s = 0; s < kSteps; ++s) {  // rolled: a channel change is rare, registers are not
-        const int k0 = 16 * s + k;
-        slot[s * HIPCONV_WAVE_SIZE + l] =
-            make_uint2(mc::pack(band(k0, n), band(k0 + 1, n)), mc::pack(band(k0 + 8, n), band(k0 + 9, n)));
-    }
+    for (int s = 0; s < kSteps; ++s)  // rolled: a channel change is rare, registers are not
+        slot[s * HIPCONV_WAVE_SIZE + l] = step_taps<T>(band, s);
 }
 
 struct TileAcc {

@@ -33,9 +33,12 @@
  *   (position block, channel tile), channel tile fastest, grid-stride over a grid that is
  *   a multiple of the tile count (a block stages its taps once).
  *
- * f16/bf16 NCDHW 3x3x3 with stride and dilation 1, rows of 16-byte vectors in x and a
- *   16-byte aligned y: the matrix-core kernel of depthwise_toeplitz.hip (tried first after
- *   channel_last; 1.34x this file's channel_first kernel at the bench's 192-channel row).
+ * f16/bf16 3x3x3 with stride and dilation 1 are tried on the matrix cores first:
+ *   NDHWC with channels in groups of 16 (NVIDIA; 8 on AMD), depthwise_toeplitz_last.hip
+ *   (1.28x this file's channel_last kernel at the bench's 192-channel row, H100), then
+ *   NCDHW with rows of 16-byte vectors in x and a 16-byte aligned y,
+ *   depthwise_toeplitz.hip (1.34x this file's channel_first kernel there); each returns
+ *   without launching where its conditions do not hold.
  *
  * channel_first (NCDHW): 3x3x3 taps, stride 1, dilation 1, pad[2] <= 1, width contiguous
  *   and 16-byte vectors along w aligned in x, y and initial_frames, in[2] and out[2]
@@ -69,6 +72,9 @@ namespace hipconv {
 template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_params &p, hipStream_t stream);
 template <typename T>
 bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status);
+template <typename T>
+bool launch_conv3d_depthwise_toeplitz_last(const hipconv_conv3d_params &p, hipStream_t stream,
+                                           hipconv_status_t *status);
 
 namespace {
 
@@ -531,11 +537,12 @@ template <typename T> hipconv_status_t launch_conv3d_depthwise(const hipconv_con
             conv3d::vectors_along<T>(p.y, p.y_stride, 1) &&
             (p.initial_frames == nullptr || (conv3d::vectors_along<T>(p.initial_frames, p.initial_stride, 1) &&
                                              p.initial_stride[4] == p.x_stride[4]));
-        if (channel_last) return launch_channel_last<T>(p, stream);
-        if constexpr (sizeof(T) == 2) {  // f16/bf16 channel-first on the matrix cores where it fits
+        if constexpr (sizeof(T) == 2) {  // f16/bf16 on the matrix cores where it fits
             hipconv_status_t status;
-            if (launch_conv3d_depthwise_toeplitz<T>(p, stream, &status)) return status;
+            if (launch_conv3d_depthwise_toeplitz_last<T>(p, stream, &status)) return status;
+            if (!channel_last && launch_conv3d_depthwise_toeplitz<T>(p, stream, &status)) return status;
         }
+        if (channel_last) return launch_channel_last<T>(p, stream);
         // Width along the vectors: axis 4 (w) has stride 1.
         const bool channel_first =
             p.pad[2] <= 1 && p.in[2] % kVec == 0 && p.out[2] % kVec == 0 &&

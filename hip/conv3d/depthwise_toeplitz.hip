@@ -50,23 +50,21 @@
  * Input planes are read once and outputs written once: both go through L2 as evict-first
  * (block_copy.h copy16_once_if, store16_once).
  */
-#include <atomic>
-
 #include "activation.h"
 #include "block_copy.h"
 #include "compat.h"
+#include "depthwise_toeplitz.h"
 #include "element.h"
 #include "geometry.h"
 #include "hipconv/conv3d.h"
 #include "launch.h"
 #include "packed.h"
-#include "toeplitz_tile.h"
 
 namespace hipconv {
 
 namespace {
 
-using namespace toeplitz;
+using namespace depthwise_toeplitz;
 
 // Block sizes (the kernel's kThreads) in order of preference: the launcher takes the first
 // whose block stages at least 4 rows of the plane (or all of them). NVIDIA: 4 warps, four
@@ -80,27 +78,7 @@ constexpr int kBlockThreads = 512;  // registers per SM / 128: threads of the bl
 #else
 constexpr int kBlockSizes[] = {256};
 #endif
-constexpr int kSlots = 4;                 // input planes in the ring: one read, three in flight
-constexpr int kBands = 9;                 // (kd, kh)
-constexpr int kSlotBudget = 4352;         // elements per slot (8.5 KiB)
-constexpr int kRowVec = 8;                // 16-byte vectors of a row: 8 elements
-using Band3 = Toeplitz<3>;                // kSteps, kReach of a 3-tap filter
-constexpr int kLead = Band3::kReach;      // zeros before row 0 (the first window's reach)
-static_assert(kLead % kRowVec == 0, "slot rows 16-byte aligned");
-
-// n / d and n % d for 0 <= n < 2^22 by a float reciprocal, corrected by one step.
-struct SmallDivisor {
-    int d;
-    float inverse;
-    __device__ inline int quotient(int n, int &remainder) const {
-        int q = (int)((float)n * inverse);
-        int r = n - q * d;
-        if (r < 0) q -= 1, r += d;
-        if (r >= d) q += 1, r -= d;
-        remainder = r;
-        return q;
-    }
-};
+constexpr int kSlotBudget = 4352;  // elements per slot (8.5 KiB)
 
 struct Geometry {
     SmallDivisor pitch;        // elements per staged row (in[2] + 8)
@@ -113,17 +91,6 @@ struct Geometry {
     int depth_chunks;
     int slot;  // elements per ring slot and output tile (a multiple of 8)
     int64_t items;
-};
-
-// T(k, n) of band (kd, kh): the tap k - n - shift along w, shift = kReach - 2 - pad[2].
-template <typename T> struct DepthwiseBand {
-    const T *w;
-    int64_t kw_stride;
-    int shift;
-    __device__ T operator()(int k, int n) const {
-        const int kw = k - n - shift;
-        return kw >= 0 && kw < 3 ? w[kw * kw_stride] : from_float<T>(0.f);
-    }
 };
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
@@ -143,15 +110,6 @@ struct Copies {
     bool in_row[kCopies];
     int out_from[kCopies], out_at[kCopies];
 };
-
-// Leaving the plane loop (unrolled by 3) past the chunk's last plane: hipcc unrolls it only
-// with a single exit (continue), nvcc keeps the ring in registers with break (as in
-// depthwise.hip).
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-#define HIPCONV_DWT_PAST_CHUNK break
-#else
-#define HIPCONV_DWT_PAST_CHUNK continue
-#endif
 
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
@@ -316,21 +274,6 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (A
     }
 }
 
-// Tiles per wave for a plane of `tiles` tiles: 2 or kMaxTiles (the kernel's instances).
-constexpr int kMaxTiles = 4;
-inline int tiles_per_wave(int tiles, int waves) { return ceil_div(tiles, waves) <= 2 ? 2 : kMaxTiles; }
-
-// Elements a slot needs for `rows` output rows: every staged row, and every window the
-// (padded) tiles of `waves` waves read: the last one's reach past the last row, one row down.
-inline int slot_elements(int rows, int pitch, int out_w, int waves, int &tiles) {
-    tiles = (int)ceil_div((int64_t)(rows - 1) * pitch + out_w + 2, kTile);
-    const int windows = kLead + 2 * pitch + waves * tiles_per_wave(tiles, waves) * kTile;
-    const int staged = kLead + (rows + 2) * pitch;
-    return windows > staged ? windows : staged;
-}
-
-std::atomic<int64_t> sm_count_cache[kMaxCachedDevices];
-
 template <typename T, bool kSilu, int kTiles, int kThreads>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, dim3 grid, int shared_bytes,
                          hipStream_t stream) {
@@ -385,7 +328,7 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
         return false;
 
     Geometry g;
-    g.pitch = SmallDivisor{pitch, 1.f / (float)pitch};
+    g.pitch = small_divisor(pitch);
     g.vectors = SmallDivisor{p.in[2] / kRowVec, (float)kRowVec / (float)p.in[2]};
     g.out_vectors = SmallDivisor{p.out[2] / kRowVec, (float)kRowVec / (float)p.out[2]};
     // The most rows that a slot, the waves' tiles, the threads' copies and 32-bit output
@@ -415,27 +358,13 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kRowVec) * kRowVec;
     g.tiles = tiles;
 
-    // Depth chunks of up to 16 outputs (each re-reads 2 planes), halved down to 8 while the
-    // grid would be under 8 blocks per SM (two or four are resident).
-    int64_t sms = 0;
-    const hipError_t err = cached_per_device(
-        sm_count_cache,
-        [](int device, int64_t *answer) {
-            int count = 0;
-            const hipError_t e = hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device);
-            *answer = count;
-            return e;
-        },
-        &sms);
+    hipError_t err = hipSuccess;
+    const int64_t per_chunk = (int64_t)p.batch * p.cout * g.row_tiles;
+    g.depth_chunks = depth_chunks(p.out[0], per_chunk, &g.depth_chunk, &err);
     if (err != hipSuccess) {
         *status = (hipconv_status_t)err;
         return true;
     }
-    const int64_t per_chunk = (int64_t)p.batch * p.cout * g.row_tiles;
-    g.depth_chunk = p.out[0] < 16 ? p.out[0] : 16;
-    while (g.depth_chunk > 8 && per_chunk * ceil_div(p.out[0], g.depth_chunk) < 8 * sms)
-        g.depth_chunk = (g.depth_chunk + 1) / 2;
-    g.depth_chunks = (int)ceil_div(p.out[0], g.depth_chunk);
     g.items = per_chunk * g.depth_chunks;
 
     const int shared_bytes = (kSlots + 2) * g.slot * (int)sizeof(T) +

@@ -4,15 +4,18 @@
 // (graph of K forwards over K rotating (x, y) sets past the L2, 3 warm-up replays, median of
 // 30 timed / K), and a check of every case against a host double reference on the inputs
 // as rounded (relative norm error under 1e-3 for f16 and 1e-2 for bf16, NaN-poisoned
-// outputs; the reference runs on the host's cores, OpenMP). The cases cover the matrix-core channel-first kernel's edges: several row
-// tiles, wide rows, pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU. The
-// library's bench is the number of record; this compares variants within one device call.
+// outputs; the reference runs on the host's cores, OpenMP). The cases cover both
+// matrix-core kernels' edges (NCDHW and NDHWC): several row tiles, wide rows, odd widths,
+// pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU. The library's bench is
+// the number of record; this compares variants within one device call.
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure; add
-// depthwise_toeplitz.hip where the tree has it), and run on the GPU:
+// depthwise_toeplitz.hip and depthwise_toeplitz_last.hip where the tree has them), and run
+// on the GPU:
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //     -I$SRC/hip/include -I$SRC/hip/common -x cu scripts/dev/depthwise_bench.cu \
 //     -x cu $SRC/hip/conv3d/depthwise.hip -x cu $SRC/hip/conv3d/naive.hip \
-//     -x cu $SRC/hip/conv3d/depthwise_toeplitz.hip -o depthwise_bench -Xcompiler -fopenmp \
+//     -x cu $SRC/hip/conv3d/depthwise_toeplitz.hip -x cu $SRC/hip/conv3d/depthwise_toeplitz_last.hip \
+//     -o depthwise_bench -Xcompiler -fopenmp \
 //     -L$(dirname $(which nvcc))/../lib -cudart static
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -194,6 +197,17 @@ int main(int argc, char **argv) {
         {"valid depth", 2, 3, 6, 8, 32, {0, 1, 1}, false, false, true, true, false, false},
         {"depth chunks", 1, 2, 37, 6, 8, {1, 1, 1}, false, false, true, false, false, false},
         {"one row", 1, 2, 3, 1, 8, {1, 1, 1}, false, false, false, false, false, false},
+        {"ndhwc bench bf16 bias silu", 8, 192, 16, 56, 56, {1, 1, 1}, true, false, true, true, true, true},
+        {"ndhwc small bias silu", 2, 16, 5, 7, 16, {1, 1, 1}, true, false, true, true, false, false},
+        {"ndhwc odd w", 1, 8, 4, 6, 13, {1, 1, 1}, true, false, true, false, false, false},
+        {"ndhwc causal frames", 1, 24, 5, 9, 24, {2, 1, 1}, true, true, true, false, false, false},
+        {"ndhwc frames bf16", 2, 8, 6, 9, 20, {2, 1, 1}, true, true, false, true, true, false},
+        {"ndhwc pad w 0", 1, 16, 4, 6, 16, {1, 0, 0}, true, false, true, false, false, false},
+        {"ndhwc pad h 2", 1, 8, 4, 5, 8, {1, 2, 1}, true, false, false, true, true, false},
+        {"ndhwc row tiles", 1, 16, 3, 70, 30, {1, 1, 1}, true, false, true, false, false, false},
+        {"ndhwc depth chunks", 1, 8, 37, 6, 8, {1, 1, 1}, true, false, true, false, false, false},
+        {"ndhwc one row", 1, 8, 3, 1, 9, {1, 1, 1}, true, false, false, false, false, false},
+        {"ndhwc wide rows", 1, 8, 3, 5, 300, {1, 1, 1}, true, false, false, true, false, false},
     };
     bool ok = true;
     for (const Case &k : cases) {
