@@ -148,18 +148,18 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSM)
         const T *w = static_cast<const T *>(p.w);
 #pragma unroll
         for (int h = 0; h < kWaveChannels; ++h) {
-        const int c = c0 + wave + kWaves * h;
+            const int c = c0 + wave + kWaves * h;
 #pragma unroll
-        for (int kh = 0; kh < 3; ++kh)
+            for (int kh = 0; kh < 3; ++kh)
 #pragma unroll
-            for (int kd = 0; kd < 3; ++kd)
+                for (int kd = 0; kd < 3; ++kd)
 #pragma unroll
-                for (int s = 0; s < Band3::kSteps; ++s)
-                    item_taps[h][kh][kd][s] = step_taps<T>(
-                        DepthwiseBand<T>{w + conv3d::offset(p.w_stride, c, 0, kd, kh, 0), p.w_stride[4],
-                                         Band3::kReach - 2 - p.pad[2]},
-                        s);
-        bias[h] = p.bias != nullptr ? to_float(static_cast<const T *>(p.bias)[c]) : 0.f;
+                    for (int s = 0; s < Band3::kSteps; ++s)
+                        item_taps[h][kh][kd][s] = step_taps<T>(
+                            DepthwiseBand<T>{w + conv3d::offset(p.w_stride, c, 0, kd, kh, 0), p.w_stride[4],
+                                             Band3::kReach - 2 - p.pad[2]},
+                            s);
+            bias[h] = p.bias != nullptr ? to_float(static_cast<const T *>(p.bias)[c]) : 0.f;
         }
 
         LastCopies copies;
@@ -382,24 +382,24 @@ bool launch_conv3d_depthwise_toeplitz_last(const hipconv_conv3d_params &p, hipSt
     if (!(taps3 && unit && vectors && columns && plane_offsets)) return false;
 
     const int in_pairs = (int)ceil_div(p.in[2], 2), out_pairs = (int)ceil_div(p.out[2], 2);
+    // For r output rows: the elements of a ring slot, of one channel's sequence (or output
+    // tile), and the bytes of shared memory (kSlots slots, two sequence buffers, two tiles).
+    auto plane_elements = [&](int r) { return (int64_t)(r + 2) * p.in[2] * kGroup; };
     auto sequence_elements = [&](int r, int &tiles) {
         return (int)ceil_div(slot_elements(r, pitch, p.out[2], 1, tiles), kRowVec) * kRowVec;
     };
-    auto shared_bytes_for = [&](int r) {
-        int tiles = 0;
-        const int64_t elements =
-            (int64_t)kSlots * (r + 2) * p.in[2] * kGroup + 4 * kGroup * sequence_elements(r, tiles);
-        return elements * (int64_t)sizeof(T);
+    auto shared_bytes_for = [&](int r, int sequence) {
+        return (kSlots * plane_elements(r) + 4 * kGroup * (int64_t)sequence) * (int64_t)sizeof(T);
     };
     // The most rows that the threads' copies, a wave's tiles and the shared budget hold.
     auto fits = [&](int r) {
         int tiles = 0;
-        sequence_elements(r, tiles);
+        const int sequence = sequence_elements(r, tiles);
         constexpr int64_t kPositions = kStageCopies * kThreads / kParts, kInPairs = kPairCopies * kThreads / kParts,
                           kOutPairs = kOutCopies * kThreads / kParts;
         return (int64_t)(r + 2) * p.in[2] <= kPositions && (int64_t)(r + 2) * in_pairs <= kInPairs &&
                (int64_t)r * out_pairs <= kOutPairs && tiles <= kWaveTiles &&
-               shared_bytes_for(r) <= kSharedBudget;
+               shared_bytes_for(r, sequence) <= kSharedBudget;
     };
     int rows = p.out[1];
     while (rows > 1 && !fits(rows)) --rows;
@@ -414,7 +414,7 @@ bool launch_conv3d_depthwise_toeplitz_last(const hipconv_conv3d_params &p, hipSt
     g.rows = (int)ceil_div(p.out[1], g.row_tiles);
     int tiles = 0;
     g.sequence = sequence_elements(g.rows, tiles);
-    g.plane = (g.rows + 2) * p.in[2] * kGroup;
+    g.plane = (int)plane_elements(g.rows);
     g.groups = p.cin / kGroup;
     hipError_t err = hipSuccess;
     const int64_t per_chunk = (int64_t)p.batch * g.groups * g.row_tiles;
@@ -425,7 +425,7 @@ bool launch_conv3d_depthwise_toeplitz_last(const hipconv_conv3d_params &p, hipSt
     }
     g.items = per_chunk * g.depth_chunks;
 
-    const int shared_bytes = (int)shared_bytes_for(g.rows);
+    const int shared_bytes = (int)shared_bytes_for(g.rows, g.sequence);
     const dim3 grid(grid_blocks(g.items));
     *status = (hipconv_status_t)(p.silu != 0 ? launch_tiles<T, true>(p, g, tiles, grid, shared_bytes, stream)
                                              : launch_tiles<T, false>(p, g, tiles, grid, shared_bytes, stream));
