@@ -15,6 +15,8 @@
 #      depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel<T, ...>
 #                                                     (hip/conv3d/depthwise_toeplitz_last.hip:
 #                                                      Depthwise NDHWC on the matrix cores)
+#      implicit_gemm_halo conv3d_implicit_gemm_halo_kernel<T> (hip/conv3d/implicit_gemm_halo.hip:
+#                                                      ImplicitGemm's halo tiles, 32 channels)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN> (hip/conv3d/implicit_gemm_sm90.hip)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
@@ -84,7 +86,8 @@ matrix_dtypes=(f16 bf16 f32)
 matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_channel_first_kernel"
                       "direct_toeplitz_channel_last conv1d_direct_toeplitz_channel_last_kernel"
                       "depthwise_toeplitz conv3d_depthwise_toeplitz_kernel"
-                      "depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel")
+                      "depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel"
+                      "implicit_gemm_halo conv3d_implicit_gemm_halo_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)

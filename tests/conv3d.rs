@@ -76,6 +76,12 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 32, 128, [3, 6, 15], [3, 3, 3]).padding(Padding::Causal), true),
         // cout 184: on Hopper the wgmma kernel's co tile of 192 (8 columns of padding).
         (Shape::new(1, 32, 184, [2, 5, 9], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        // ImplicitGemm's halo-tile kernel (16-bit, 32 channels in, at most 32 out, stride 1;
+        // output tiles of 2 x 8 x 16): partial tiles on every axis with cout 24, a 1x3x3
+        // kernel dilated on h and w, and causal padding over whole tiles.
+        (Shape::new(2, 32, 24, [5, 11, 19], [3, 3, 3]).padding(sym([1, 1, 1])), true),
+        (Shape::new(1, 32, 32, [3, 9, 33], [1, 3, 3]).dilation([1, 2, 2]).padding(sym([0, 2, 2])), false),
+        (Shape::new(1, 32, 32, [4, 8, 16], [3, 3, 3]).padding(Padding::Causal), true),
         // Tiled's register-slab kernel (NCDHW): 6 of its 9 slabs live, depth stride and
         // dilation 2, an odd number of output rows, a width past one warp, a partial chunk
         // of 8 output channels; then two whole chunks, padding 2 on h and 0 on w.
@@ -335,7 +341,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // path, ImplicitGemm's tap-run path (cin_g a
     // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
     // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths
-    // (the [4, 6, 16] case on the matrix cores in f16), causal frames, groups.
+    // (the [4, 6, 16] case on the matrix cores in f16), ImplicitGemm's halo tiles (32
+    // channels in and out, f16), causal frames, groups.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
     let sym = Padding::Symmetric([1, 1, 1]);
     let cases = [
@@ -347,6 +354,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
         Shape::new(1, 32, 184, [2, 3, 9], [3, 3, 3]).padding(sym),
+        Shape::new(1, 32, 32, [3, 9, 20], [3, 3, 3]).padding(Padding::Causal),
     ];
     for device in devices("every_kernel_path_once_for_the_sanitizers") {
         for s in cases {

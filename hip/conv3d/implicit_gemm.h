@@ -171,6 +171,25 @@ template <typename T>
 hipconv_status_t launch_implicit_wgmma(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream);
 #endif
 
+// x, w (and initial_frames) allow 16-byte chunks of 16 / sizeof(T) channels.
+template <typename T> bool vector_loads_ok(const hipconv_conv3d_params &p) {
+    constexpr int kVec = 16 / sizeof(T);
+    auto chunked = [](const void *base, const int64_t(&s)[kTensorAxes]) {
+        for (int a = 0; a < kTensorAxes; ++a)
+            if (a != 1 && s[a] % kVec != 0) return false;
+        return (reinterpret_cast<uintptr_t>(base) & 15) == 0 && s[1] == 1;  // axis 1: channels
+    };
+    const int cin_g = p.cin / p.groups;
+    return cin_g % kVec == 0 && chunked(p.x, p.x_stride) && chunked(p.w, p.w_stride) &&
+           (p.initial_frames == nullptr || chunked(p.initial_frames, p.initial_stride));
+}
+
+// The halo-tile kernel (implicit_gemm_halo.hip), T __half or hipconv_bf16: whether it
+// takes p (groups 1, cin 32, cout <= 32, stride 1, vector_loads_ok, its shared memory within
+// the device's), and its launch.
+template <typename T> bool implicit_halo_applies(const hipconv_conv3d_params &p);
+template <typename T> hipconv_status_t launch_implicit_halo(const hipconv_conv3d_params &p, hipStream_t stream);
+
 // The co tile of `candidates` (widest first) up to `widest` that pads cout_g the least
 // (ties: the wider).
 inline int least_padding_tile(int cout_g, int widest, std::initializer_list<int> candidates) {

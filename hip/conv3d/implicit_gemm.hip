@@ -49,6 +49,9 @@
  * below (conv3d_implicit_gemm_fast_kernel: 256 x BN tiles, k-tiles of 128 bytes, no table);
  * f16/bf16 with cin_g a multiple of 32 on a compute capability 9.0 device with sm_90a code
  * in the build: its wgmma twin in implicit_gemm_sm90.hip (co tiles up to 192) instead.
+ * Before all of these, f16/bf16 with groups 1, 32 input and at most 32 output channels and
+ * stride 1 run the halo-tile kernel (implicit_gemm_halo.hip: an output tile's input halo
+ * staged once, every tap multiplied out of it) where its shared memory fits the device.
  * What the kernels share (IgGeometry, RowInfo, TapWalk, ...) is in implicit_gemm.h.
  *
  * Launch: 256 threads, dynamic shared memory IgConfig::kSharedBytes (opted in past 48 KB on
@@ -627,19 +630,6 @@ hipconv_status_t launch_implicit(const hipconv_conv3d_params &p, const IgGeometr
     return last_launch_status();
 }
 
-// x, w (and initial_frames) allow 16-byte chunks of 16 / sizeof(T) channels.
-template <typename T> bool vector_loads_ok(const hipconv_conv3d_params &p) {
-    constexpr int kVec = 16 / sizeof(T);
-    auto chunked = [](const void *base, const int64_t(&s)[kTensorAxes]) {
-        for (int a = 0; a < kTensorAxes; ++a)
-            if (a != 1 && s[a] % kVec != 0) return false;
-        return (reinterpret_cast<uintptr_t>(base) & 15) == 0 && s[1] == 1;  // axis 1: channels
-    };
-    const int cin_g = p.cin / p.groups;
-    return cin_g % kVec == 0 && chunked(p.x, p.x_stride) && chunked(p.w, p.w_stride) &&
-           (p.initial_frames == nullptr || chunked(p.initial_frames, p.initial_stride));
-}
-
 template <typename T, int BN>
 hipconv_status_t launch_implicit_bn(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream) {
     typedef IgConfig<T, BN> Cfg;
@@ -677,6 +667,9 @@ hipconv_status_t launch_conv3d_implicit_gemm(const hipconv_conv3d_params &p, hip
     constexpr int kWidest16 = 96;
 #endif
     const int widest = sizeof(T) == 2 ? kWidest16 : 64;
+    // 32 channels in and at most 32 out: the halo-tile kernel, where its tiles fit.
+    if constexpr (sizeof(T) == 2)
+        if (implicit_halo_applies<T>(p)) return launch_implicit_halo<T>(p, stream);
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     // Hopper, 16-bit, half k-tiles of whole taps: the wgmma kernel (its own co tiles).
     if constexpr (sizeof(T) == 2)

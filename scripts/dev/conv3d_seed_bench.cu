@@ -19,7 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#include "graph_timing.h"
+#include "case_buffers.h"
 #include "hipconv/conv3d.h"
 
 
@@ -37,8 +37,6 @@ static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
         s[4] = 1, s[3] = w, s[2] = (int64_t)h * w, s[1] = (int64_t)d * h * w, s[0] = (int64_t)c * d * h * w;
     }
 }
-
-static float frand() { return (rand() % 20001) / 10000.f - 1.f; }
 
 // Returns the relative norm error of one forward against a double reference; times it if `time`.
 static double run_case(const Case &k, bool time, double *us) {
@@ -70,31 +68,17 @@ static double run_case(const Case &k, bool time, double *us) {
     for (auto &v : hb) v = frand();
     for (auto &v : hf) v = frand();
     const int sets = time ? std::max(3, (int)(150e6 / ((xn + yn) * 4))) : 1;
-    std::vector<float *> xs(sets), ys(sets);
-    float *w, *b = nullptr, *f = nullptr;
-    for (int s = 0; s < sets; ++s) {
-        CK(cudaMalloc(&xs[s], xn * 4));
-        CK(cudaMalloc(&ys[s], yn * 4));
-        CK(cudaMemcpy(xs[s], hx.data(), xn * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemset(ys[s], 0xff, yn * 4));  // NaN
-    }
-    CK(cudaMalloc(&w, wn * 4));
-    CK(cudaMemcpy(w, hw.data(), wn * 4, cudaMemcpyHostToDevice));
-    if (k.bias) {
-        CK(cudaMalloc(&b, k.cout * 4));
-        CK(cudaMemcpy(b, hb.data(), k.cout * 4, cudaMemcpyHostToDevice));
-    }
-    if (k.frames) {
-        CK(cudaMalloc(&f, fn * 4));
-        CK(cudaMemcpy(f, hf.data(), fn * 4, cudaMemcpyHostToDevice));
-    }
-    p.w = w, p.bias = b, p.initial_frames = f;
+    CaseBuffers buffers(sets, hx.data(), xn * 4, yn * 4);
+    buffers.w = upload(hw.data(), wn * 4);
+    if (k.bias) buffers.bias = upload(hb.data(), k.cout * 4);
+    if (k.frames) buffers.frames = upload(hf.data(), fn * 4);
+    p.w = buffers.w, p.bias = buffers.bias, p.initial_frames = buffers.frames;
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
-    p.x = xs[0], p.y = ys[0];
+    p.x = buffers.xs[0], p.y = buffers.ys[0];
     CK((cudaError_t)hipconv_conv3d_tiled_f32(&p, (hipconv_stream_t)stream));
     CK(cudaStreamSynchronize(stream));
-    CK(cudaMemcpy(hy.data(), ys[0], yn * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hy.data(), buffers.ys[0], yn * 4, cudaMemcpyDeviceToHost));
     // Reference.
     double num = 0, den = 0;
     for (int n = 0; n < k.n; ++n)
@@ -134,17 +118,10 @@ static double run_case(const Case &k, bool time, double *us) {
     const double err = std::sqrt(num / den);
     if (time) {
         *us = graph_median_us(stream, sets, 50, [&](int s) {
-            p.x = xs[s], p.y = ys[s];
+            p.x = buffers.xs[s], p.y = buffers.ys[s];
             hipconv_conv3d_tiled_f32(&p, (hipconv_stream_t)stream);
         });
     }
-    for (int s = 0; s < sets; ++s) {
-        CK(cudaFree(xs[s]));
-        CK(cudaFree(ys[s]));
-    }
-    CK(cudaFree(w));
-    if (b) CK(cudaFree(b));
-    if (f) CK(cudaFree(f));
     CK(cudaStreamDestroy(stream));
     return err;
 }

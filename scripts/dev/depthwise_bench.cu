@@ -17,9 +17,6 @@
 //     -x cu $SRC/hip/conv3d/depthwise_toeplitz.hip -x cu $SRC/hip/conv3d/depthwise_toeplitz_last.hip \
 //     -o depthwise_bench -Xcompiler -fopenmp \
 //     -L$(dirname $(which nvcc))/../lib -cudart static
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,7 +25,7 @@
 #include <cstring>
 #include <vector>
 
-#include "graph_timing.h"
+#include "case_buffers.h"
 #include "hipconv/conv3d.h"
 
 
@@ -44,33 +41,6 @@ static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
     } else {
         s[4] = 1, s[3] = w, s[2] = (int64_t)h * w, s[1] = (int64_t)d * h * w, s[0] = (int64_t)c * d * h * w;
     }
-}
-
-static float frand() { return (rand() % 20001) / 10000.f - 1.f; }
-
-// Rounds to the element type and returns the bits.
-static uint16_t bits_of(float v, bool bf16) {
-    if (bf16) {
-        const __nv_bfloat16 b = __float2bfloat16_rn(v);
-        uint16_t r;
-        memcpy(&r, &b, 2);
-        return r;
-    }
-    const __half h = __float2half_rn(v);
-    uint16_t r;
-    memcpy(&r, &h, 2);
-    return r;
-}
-static float value_of(uint16_t bits, bool bf16) {
-    if (bf16) {
-        const uint32_t u = (uint32_t)bits << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
-    __half h;
-    memcpy(&h, &bits, 2);
-    return __half2float(h);
 }
 
 static hipconv_status_t forward(const Case &k, const hipconv_conv3d_params &p, cudaStream_t s) {
@@ -105,31 +75,17 @@ static double run_case(const Case &k, double *us) {
     for (auto &v : hb) v = bits_of(frand(), k.bf16);
     for (auto &v : hf) v = bits_of(frand(), k.bf16);
     const int sets = k.time ? std::max(3, (int)(150e6 / ((xn + yn) * 2))) : 1;
-    std::vector<void *> xs(sets), ys(sets);
-    void *w, *b = nullptr, *f = nullptr;
-    for (int s = 0; s < sets; ++s) {
-        CK(cudaMalloc(&xs[s], xn * 2));
-        CK(cudaMalloc(&ys[s], yn * 2));
-        CK(cudaMemcpy(xs[s], hx.data(), xn * 2, cudaMemcpyHostToDevice));
-        CK(cudaMemset(ys[s], 0xff, yn * 2));  // NaN
-    }
-    CK(cudaMalloc(&w, wn * 2));
-    CK(cudaMemcpy(w, hw.data(), wn * 2, cudaMemcpyHostToDevice));
-    if (k.bias) {
-        CK(cudaMalloc(&b, k.c * 2));
-        CK(cudaMemcpy(b, hb.data(), k.c * 2, cudaMemcpyHostToDevice));
-    }
-    if (k.frames) {
-        CK(cudaMalloc(&f, fn * 2));
-        CK(cudaMemcpy(f, hf.data(), fn * 2, cudaMemcpyHostToDevice));
-    }
-    p.w = w, p.bias = b, p.initial_frames = f;
+    CaseBuffers buffers(sets, hx.data(), xn * 2, yn * 2);
+    buffers.w = upload(hw.data(), wn * 2);
+    if (k.bias) buffers.bias = upload(hb.data(), k.c * 2);
+    if (k.frames) buffers.frames = upload(hf.data(), fn * 2);
+    p.w = buffers.w, p.bias = buffers.bias, p.initial_frames = buffers.frames;
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
-    p.x = xs[0], p.y = ys[0];
+    p.x = buffers.xs[0], p.y = buffers.ys[0];
     CK((cudaError_t)forward(k, p, stream));
     CK(cudaStreamSynchronize(stream));
-    CK(cudaMemcpy(hy.data(), ys[0], yn * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hy.data(), buffers.ys[0], yn * 2, cudaMemcpyDeviceToHost));
     auto at = [](const int64_t (&s)[5], int n, int c, int d, int h, int w) {
         return n * s[0] + c * s[1] + d * s[2] + h * s[3] + w * s[4];
     };
@@ -163,24 +119,15 @@ static double run_case(const Case &k, double *us) {
     const double err = std::sqrt(num / den);
     if (k.time) {
         *us = graph_median_us(stream, sets, 30, [&](int s) {
-            p.x = xs[s], p.y = ys[s];
+            p.x = buffers.xs[s], p.y = buffers.ys[s];
             CK((cudaError_t)forward(k, p, stream));
         });
     }
-    for (int s = 0; s < sets; ++s) {
-        CK(cudaFree(xs[s]));
-        CK(cudaFree(ys[s]));
-    }
-    CK(cudaFree(w));
-    if (b) CK(cudaFree(b));
-    if (f) CK(cudaFree(f));
     CK(cudaStreamDestroy(stream));
     return err;
 }
 
 int main(int argc, char **argv) {
-    const char *label = argc > 1 ? argv[1] : "variant";
-    const bool only_time = argc > 2 && strcmp(argv[2], "--time-only") == 0;
     // name, n, c, d, h, w, pad, ndhwc, frames, bias, silu, bf16, time
     const Case cases[] = {
         {"bench ncdhw f16", 8, 192, 16, 56, 56, {1, 1, 1}, false, false, false, false, false, true},
@@ -209,17 +156,5 @@ int main(int argc, char **argv) {
         {"ndhwc one row", 1, 8, 3, 1, 9, {1, 1, 1}, true, false, false, false, false, false},
         {"ndhwc wide rows", 1, 8, 3, 5, 300, {1, 1, 1}, true, false, false, true, false, false},
     };
-    bool ok = true;
-    for (const Case &k : cases) {
-        if (only_time && !k.time) continue;
-        double us = 0;
-        const double err = run_case(k, &us);
-        ok = ok && err < (k.bf16 ? 1e-2 : 1e-3);
-        if (k.time)
-            printf("%-10s %-28s err %.2e  %8.2f us\n", label, k.name, err, us);
-        else
-            printf("%-10s %-28s err %.2e\n", label, k.name, err);
-    }
-    printf("%s: %s\n", label, ok ? "all checks passed" : "CHECK FAILED");
-    return ok ? 0 : 1;
+    return run_16bit_cases(argc, argv, cases, run_case);
 }
