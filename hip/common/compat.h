@@ -46,6 +46,7 @@ typedef cudaGraphExec_t hipGraphExec_t;
 #define hipSetDevice cudaSetDevice
 #define hipGetDevice cudaGetDevice
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceAttribute_t cudaDeviceAttr
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipFuncSetAttribute cudaFuncSetAttribute

@@ -60,6 +60,21 @@ hipError_t cached_per_device(std::atomic<int64_t> (&cache)[kMaxCachedDevices], Q
     return err;
 }
 
+// Device attribute kAttribute of the current device (hipDeviceGetAttribute), asked once per
+// device and attribute.
+template <hipDeviceAttribute_t kAttribute> hipError_t cached_device_attribute(int64_t *value) {
+    static std::atomic<int64_t> cache[kMaxCachedDevices];
+    return cached_per_device(
+        cache,
+        [](int device, int64_t *answer) {
+            int v = 0;
+            const hipError_t e = hipDeviceGetAttribute(&v, kAttribute, device);
+            *answer = v;
+            return e;
+        },
+        value);
+}
+
 // Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
 // grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
 // The answer is fixed for a (kernel, device) while the process runs, so the caller keeps

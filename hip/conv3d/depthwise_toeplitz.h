@@ -85,17 +85,8 @@ inline int slot_elements(int rows, int pitch, int out_w, int waves, int &tiles) 
 // grid would be under 8 blocks per SM; `per_chunk` blocks per chunk. Sets *depth_chunk and
 // returns the chunks, or sets *err.
 inline int depth_chunks(int out_d, int64_t per_chunk, int *depth_chunk, hipError_t *err) {
-    static std::atomic<int64_t> sm_count_cache[kMaxCachedDevices];
     int64_t sms = 0;
-    *err = cached_per_device(
-        sm_count_cache,
-        [](int device, int64_t *answer) {
-            int count = 0;
-            const hipError_t e = hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device);
-            *answer = count;
-            return e;
-        },
-        &sms);
+    *err = cached_device_attribute<hipDeviceAttributeMultiprocessorCount>(&sms);
     int chunk = out_d < 16 ? out_d : 16;
     while (chunk > 8 && per_chunk * ceil_div(out_d, chunk) < 8 * sms) chunk = (chunk + 1) / 2;
     *depth_chunk = chunk;

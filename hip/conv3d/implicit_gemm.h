@@ -14,6 +14,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 
 #include "compat.h"
 #include "geometry.h"
@@ -184,11 +185,11 @@ template <typename T> bool vector_loads_ok(const hipconv_conv3d_params &p) {
            (p.initial_frames == nullptr || chunked(p.initial_frames, p.initial_stride));
 }
 
-// The halo-tile kernel (implicit_gemm_halo.hip), T __half or hipconv_bf16: whether it
+// The halo-tile kernel (implicit_gemm_halo.hip), T __half or hipconv_bf16: launched where it
 // takes p (groups 1, cin 32, cout <= 32, stride 1, vector_loads_ok, its shared memory within
-// the device's), and its launch.
-template <typename T> bool implicit_halo_applies(const hipconv_conv3d_params &p);
-template <typename T> hipconv_status_t launch_implicit_halo(const hipconv_conv3d_params &p, hipStream_t stream);
+// the device's), with the launch's status; nullopt where it does not.
+template <typename T>
+std::optional<hipconv_status_t> try_launch_implicit_halo(const hipconv_conv3d_params &p, hipStream_t stream);
 
 // The co tile of `candidates` (widest first) up to `widest` that pads cout_g the least
 // (ties: the wider).

@@ -669,7 +669,7 @@ hipconv_status_t launch_conv3d_implicit_gemm(const hipconv_conv3d_params &p, hip
     const int widest = sizeof(T) == 2 ? kWidest16 : 64;
     // 32 channels in and at most 32 out: the halo-tile kernel, where its tiles fit.
     if constexpr (sizeof(T) == 2)
-        if (implicit_halo_applies<T>(p)) return launch_implicit_halo<T>(p, stream);
+        if (const std::optional<hipconv_status_t> status = try_launch_implicit_halo<T>(p, stream)) return *status;
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     // Hopper, 16-bit, half k-tiles of whole taps: the wgmma kernel (its own co tiles).
     if constexpr (sizeof(T) == 2)

@@ -52,6 +52,7 @@
  */
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 
 #include "activation.h"
 #include "block_copy.h"
@@ -346,33 +347,12 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
-// The device's SM count and the most dynamic shared memory a block may opt into.
-hipError_t halo_device_limits(int64_t *sms, int64_t *shared) {
-    static std::atomic<int64_t> sm_cache[kMaxCachedDevices], shared_cache[kMaxCachedDevices];
-    hipError_t err = cached_per_device(
-        sm_cache,
-        [](int device, int64_t *answer) {
-            int v = 0;
-            const hipError_t e = hipDeviceGetAttribute(&v, hipDeviceAttributeMultiprocessorCount, device);
-            *answer = v;
-            return e;
-        },
-        sms);
-    if (err != hipSuccess) return err;
-    return cached_per_device(
-        shared_cache,
-        [](int device, int64_t *answer) {
-            int v = 0;
+// The most dynamic shared memory a block may have (NVIDIA: by opting in).
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-            const hipError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+constexpr hipDeviceAttribute_t kSharedPerBlock = cudaDevAttrMaxSharedMemoryPerBlockOptin;
 #else
-            const hipError_t e = hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+constexpr hipDeviceAttribute_t kSharedPerBlock = hipDeviceAttributeMaxSharedMemoryPerBlock;
 #endif
-            *answer = v;
-            return e;
-        },
-        shared);
-}
 
 // The launch's geometry, or false where the kernel does not apply.
 template <typename T> bool halo_geometry(const hipconv_conv3d_params &p, HaloGeometry *h) {
@@ -402,32 +382,34 @@ template <typename T> bool halo_geometry(const hipconv_conv3d_params &p, HaloGeo
     h->vector = out.channel_last ? out.vector
                                  : out.vector_rows && p.y_stride[0] % 8 == 0 && p.y_stride[1] % 8 == 0 &&
                                        p.y_stride[2] % 8 == 0 && p.y_stride[3] % 8 == 0;
-    int64_t sms = 0, shared = 0;
-    if (halo_device_limits(&sms, &shared) != hipSuccess) return false;
-    return halo_shared_bytes<T>(*h) <= shared;
+    int64_t shared = 0;
+    return cached_device_attribute<kSharedPerBlock>(&shared) == hipSuccess && halo_shared_bytes<T>(*h) <= shared;
 }
 
 }  // namespace
 
-template <typename T> bool implicit_halo_applies(const hipconv_conv3d_params &p) {
+template <typename T>
+std::optional<hipconv_status_t> try_launch_implicit_halo(const hipconv_conv3d_params &p, hipStream_t stream) {
     HaloGeometry h;
-    return halo_geometry<T>(p, &h);
-}
-
-template <typename T> hipconv_status_t launch_implicit_halo(const hipconv_conv3d_params &p, hipStream_t stream) {
-    HaloGeometry h;
-    if (!halo_geometry<T>(p, &h)) return (hipconv_status_t)hipErrorInvalidValue;
-    int64_t sms = 0, shared = 0;
-    HIPCONV_RETURN_IF_ERROR(halo_device_limits(&sms, &shared));
+    if (!halo_geometry<T>(p, &h)) return std::nullopt;
+    int64_t sms = 0;
+    HIPCONV_RETURN_IF_ERROR(cached_device_attribute<hipDeviceAttributeMultiprocessorCount>(&sms));
     auto kernel = conv3d_implicit_gemm_halo_kernel<T>;
     const int bytes = halo_shared_bytes<T>(h);
     static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, bytes, shared_cache));
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    // Two blocks an SM want the largest shared-memory carveout (asked once per process).
-    static const hipError_t carveout = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                            (int)cudaSharedmemCarveoutMaxShared);
-    HIPCONV_RETURN_IF_ERROR(carveout);
+    // Two blocks an SM want the largest shared-memory carveout (asked once per device).
+    static std::atomic<int64_t> carveout_cache[kMaxCachedDevices];
+    int64_t carveout_set = 0;
+    HIPCONV_RETURN_IF_ERROR(cached_per_device(
+        carveout_cache,
+        [&](int, int64_t *done) {
+            *done = 1;
+            return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        (int)cudaSharedmemCarveoutMaxShared);
+        },
+        &carveout_set));
 #endif
     int per_sm = 0;
     HIPCONV_RETURN_IF_ERROR(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, bytes));
@@ -437,10 +419,9 @@ template <typename T> hipconv_status_t launch_implicit_halo(const hipconv_conv3d
     return last_launch_status();
 }
 
-template bool implicit_halo_applies<__half>(const hipconv_conv3d_params &);
-template bool implicit_halo_applies<hipconv_bf16>(const hipconv_conv3d_params &);
-template hipconv_status_t launch_implicit_halo<__half>(const hipconv_conv3d_params &, hipStream_t);
-template hipconv_status_t launch_implicit_halo<hipconv_bf16>(const hipconv_conv3d_params &, hipStream_t);
+template std::optional<hipconv_status_t> try_launch_implicit_halo<__half>(const hipconv_conv3d_params &, hipStream_t);
+template std::optional<hipconv_status_t> try_launch_implicit_halo<hipconv_bf16>(const hipconv_conv3d_params &,
+                                                                                hipStream_t);
 
 }  // namespace conv3d
 }  // namespace hipconv
