@@ -10,6 +10,9 @@
 use std::env;
 use std::path::{Path, PathBuf};
 
+#[path = "build/kernel_cache.rs"]
+mod kernel_cache;
+
 const SOURCE_ROOT: &str = "hip";
 const INCLUDE_DIRS: &[&str] = &["hip/include", "hip/common", "hip/gemm"];
 const DEFAULT_AMD_ARCHS: &str = "gfx90a;gfx940";
@@ -42,8 +45,8 @@ fn main() {
 
     let (backend, compiler) = select_backend();
     match backend {
-        Backend::Rocm => build_rocm(&compiler.expect("hipcc path"), &sources),
-        Backend::Cuda => build_cuda(&compiler.expect("nvcc path"), &sources),
+        Backend::Rocm => build_rocm(&compiler.expect("hipcc path"), &sources, &files),
+        Backend::Cuda => build_cuda(&compiler.expect("nvcc path"), &sources, &files),
         Backend::None => return,
     }
     generate_bindings();
@@ -110,9 +113,12 @@ fn arch_list(var: &str, default: &str) -> Vec<String> {
     archs
 }
 
+/// Optimised and without debug info in every profile: cc would turn a debug profile into
+/// `-g` (nvcc: `-G`, device code without optimisation, whose kernels would time nothing like
+/// the release ones), and one set of flags lets every profile share the kernel cache.
 fn common_build(sources: &[&PathBuf]) -> cc::Build {
     let mut build = cc::Build::new();
-    build.cpp(true).opt_level(3).flag("-std=c++17").warnings(true);
+    build.cpp(true).opt_level(3).debug(false).flag("-std=c++17").warnings(true);
     for dir in INCLUDE_DIRS {
         build.include(dir);
     }
@@ -120,7 +126,8 @@ fn common_build(sources: &[&PathBuf]) -> cc::Build {
     build
 }
 
-fn build_rocm(hipcc: &Path, sources: &[&PathBuf]) {
+/// `inputs`: every file under `hip/`, which the kernel cache keys the archive by.
+fn build_rocm(hipcc: &Path, sources: &[&PathBuf], inputs: &[PathBuf]) {
     let mut build = common_build(sources);
     build.compiler(hipcc).define("HIPCONV_PLATFORM_AMD", None).flag("-x").flag("hip").flag("-fPIC");
     let archs = arch_list("HIPCONV_AMD_ARCHS", DEFAULT_AMD_ARCHS);
@@ -132,7 +139,7 @@ fn build_rocm(hipcc: &Path, sources: &[&PathBuf]) {
     env::set_var("HCC_AMDGPU_TARGET", archs.join(","));
     // hipcc would pick the NVIDIA platform by itself where it sees CUDA_PATH.
     env::set_var("HIP_PLATFORM", "amd");
-    build.compile("hipconv_kernels");
+    kernel_cache::compile_cached(&build, "hipconv_kernels", inputs);
     if let Some(root) = ["HIP_PATH", "ROCM_PATH"].iter().find_map(env::var_os) {
         println!("cargo:rustc-link-search=native={}", PathBuf::from(root).join("lib").display());
     }
@@ -140,15 +147,11 @@ fn build_rocm(hipcc: &Path, sources: &[&PathBuf]) {
     println!("cargo:rustc-cfg=hipconv_rocm");
 }
 
-fn build_cuda(nvcc: &Path, sources: &[&PathBuf]) {
+fn build_cuda(nvcc: &Path, sources: &[&PathBuf], inputs: &[PathBuf]) {
     // With cuda(true), cc takes nvcc from $NVCC and uses its own C++ compiler as -ccbin.
     env::set_var("NVCC", nvcc);
     let mut build = common_build(sources);
     build.cuda(true).cudart("static").define("HIPCONV_PLATFORM_NVIDIA", None).flag("-x").flag("cu");
-    // cc turns a debug-info profile into nvcc -G: device code without optimisation, whose
-    // kernels would time nothing like the release ones, and whose debug line tables ptxas
-    // warns about for the larger files. Device code is built optimised in every profile.
-    build.debug(false);
     for arch in arch_list("HIPCONV_CUDA_ARCHS", DEFAULT_CUDA_ARCHS) {
         let sm = arch.trim_start_matches("sm_").trim_start_matches("compute_");
         if sm.trim_end_matches('a') == "90" {
@@ -161,7 +164,7 @@ fn build_cuda(nvcc: &Path, sources: &[&PathBuf]) {
             build.flag("-gencode").flag(format!("arch=compute_{sm},code=[sm_{sm},compute_{sm}]"));
         }
     }
-    build.compile("hipconv_kernels");
+    kernel_cache::compile_cached(&build, "hipconv_kernels", inputs);
     // nvcc lives in <cuda root>/bin; cudart_static in <cuda root>/lib or lib64.
     let root = nvcc.parent().and_then(Path::parent).expect("nvcc in a bin/ directory");
     for lib in ["lib", "lib64"] {

@@ -76,6 +76,9 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 32, 128, [3, 6, 15], [3, 3, 3]).padding(Padding::Causal), true),
         // cout 184: on Hopper the wgmma kernel's co tile of 192 (8 columns of padding).
         (Shape::new(1, 32, 184, [2, 5, 9], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        // NCDHW x through the transpose's 16-byte chunk kernel (channels and volume multiples
+        // of 8): a partial tile on both of its axes (72 of 64 + 64 rows, 40 of 64 columns).
+        (Shape::new(1, 72, 40, [2, 4, 5], [3, 3, 3]).padding(sym([1, 1, 1])), true),
         // ImplicitGemm's halo-tile kernel (16-bit, 32 channels in, at most 32 out, stride 1;
         // output tiles of 2 x 8 x 16): partial tiles on every axis with cout 24, a 1x3x3
         // kernel dilated on h and w, and causal padding over whole tiles.
@@ -342,14 +345,15 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
     // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16), ImplicitGemm's halo tiles (32
-    // channels in and out, f16), causal frames, groups.
+    // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
+    // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
     let sym = Padding::Symmetric([1, 1, 1]);
     let cases = [
         Shape::new(1, 3, 8, [4, 9, 17], [3, 3, 3]).padding(sym),
         Shape::new(2, 1, 3, [5, 7, 10], [3, 3, 3]).stride([2, 1, 1]).padding(sym),
         Shape::new(1, 8, 12, [3, 7, 9], [3, 3, 3]).padding(Padding::Causal),
-        Shape::new(1, 32, 40, [3, 5, 9], [3, 3, 3]).padding(Padding::Causal),
+        Shape::new(1, 32, 40, [3, 5, 8], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),

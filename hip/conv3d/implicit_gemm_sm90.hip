@@ -31,8 +31,14 @@
  *   wait until k-tile kt's wgmma batch is the only one in flight
  * so the copies are issued while the tensor cores run.
  *
- * Epilogue: accumulators -> shared c[co][m] (row stride 260 floats: conflict-free) ->
- * output_tile.h (bias, SiLU, y through y_stride).
+ * Epilogue, two ways:
+ *   - channel-last y with 16-byte aligned positions (OutputView::vector), BN <= 128: from
+ *     the registers (store_accumulators): a quad of lanes transposes its pairs of channels
+ *     with shuffles so that each lane stores 8 channels of one position as 16 bytes, a warp
+ *     8 positions x 64 contiguous bytes; bias and SiLU on the way. No shared memory and no
+ *     barrier, so the block's next tile (if any) has its first copies issued before.
+ *   - otherwise: accumulators -> shared c[co][m] (row stride 260 floats: conflict-free) ->
+ *     output_tile.h (bias, SiLU, y through y_stride), over the stages' bytes.
  *
  * Launch: 256 threads, IgWgmmaConfig::kSharedBytes of dynamic shared memory (opted in),
  * one block per SM; 1-D grid-stride loop over ceil(m/256) * groups * ceil(cout_g/BN) tiles,
@@ -77,7 +83,93 @@ template <int BN> struct IgWgmmaConfig {
     static_assert(kStageBytes % wgmma::kGroupBytes == 0 && BN % 8 == 0, "stages of whole swizzle groups");
     static_assert(kLdC % 32 == 4, "the accumulator stores are conflict-free for ld = 4 mod 32");
     static_assert(kStages >= 3 && kSharedBytes <= kMaxShared, "stages in shared memory");
+    // The accumulators go to a channel-last y from registers up to BN 128; at 192 the kernel
+    // already spills (255 registers) and keeps the shared-memory epilogue.
+    static constexpr bool kRegisterEpilogue = BN <= 128;
 };
+
+// Where tile t of the grid-stride loop lies: co tiles fastest, then groups, then m.
+struct TileOrigin {
+    int64_t m0;
+    int g;
+    int n0;
+};
+
+template <int BN> __device__ inline TileOrigin tile_origin(int64_t t, const IgGeometry &geo, int groups) {
+    const int64_t rest = t / geo.n_tiles;
+    return TileOrigin{rest / groups * IgWgmmaConfig<BN>::kBM, (int)(rest % groups), (int)(t % geo.n_tiles) * BN};
+}
+
+// A thread's wgmma accumulators, with bias and SiLU, into a channel-last y whose positions
+// are 16-byte aligned (OutputView::vector). acc[h][4j + r] is C(m + 64 h + 8 (r / 2),
+// co + 8 j + 2 q + r % 2), q = lane % 4: the four lanes of a quad hold a row's 8 channels
+// 8j .. 8j + 7 as four pairs. For each 4 consecutive j a quad swaps pairs (four shuffles)
+// so that lane q holds all 8 channels of j = 4 j' + q, one 16-byte store; a warp's store
+// then covers 8 rows x 64 contiguous bytes. Rows from m_end on and channels from
+// `channels` on (counted from co) are not written. All 32 lanes of each warp call this.
+template <typename T, int BN>
+__device__ inline void store_accumulators(const OutputView &o, const float (&acc)[2][BN / 2], int64_t m, int64_t m_end,
+                                          int co, int channels) {
+    static_assert(sizeof(T) == 2 && BN % 32 == 0, "16-bit pairs, whole groups of four j");
+    T *const y = static_cast<T *>(o.y);
+    const T *const bias = static_cast<const T *>(o.bias);
+    const int q = (int)threadIdx.x % 4;
+#pragma unroll
+    for (int row = 0; row < 4; ++row) {  // (h, r / 2)
+        const int64_t mr = m + 64 * (row / 2) + 8 * (row % 2);
+        T *dst = nullptr;
+        if (mr < m_end) {
+            QuotientRemainder d = divide(mr, o.out[2]);
+            const int64_t ow = d.remainder;
+            d = divide(d.quotient, o.out[1]);
+            const int64_t oh = d.remainder;
+            d = divide(d.quotient, o.out[0]);
+            dst = y + d.quotient * o.stride[0] + d.remainder * o.stride[2] + oh * o.stride[3] + ow * o.stride[4] + co;
+        }
+#pragma unroll
+        for (int j4 = 0; j4 < BN / 32; ++j4) {
+            uint32_t pairs[4];  // pairs[jj]: this lane's channels 8 (4 j4 + jj) + 2q, + 1 (then transposed)
+#pragma unroll
+            for (int jj = 0; jj < 4; ++jj) {
+                const int j = 4 * j4 + jj, n = 8 * j + 2 * q;
+                float v0 = acc[row / 2][4 * j + 2 * (row % 2)], v1 = acc[row / 2][4 * j + 2 * (row % 2) + 1];
+                if (bias != nullptr) {
+                    v0 += n < channels ? to_float(bias[co + n]) : 0.f;
+                    v1 += n + 1 < channels ? to_float(bias[co + n + 1]) : 0.f;
+                }
+                pairs[jj] = element_bits(from_float<T>(activate_fast(v0, o.silu != 0))) |
+                            element_bits(from_float<T>(activate_fast(v1, o.silu != 0))) << 16;
+            }
+            // The quad's 4 x 4 matrix pairs[jj] of lane q transposed in two exchange steps
+            // (bit 0, then bit 1 of q ^ jj): lane q ends with pair jj of j = 4 j4 + q.
+#pragma unroll
+            for (int bit = 1; bit <= 2; bit *= 2) {
+                const bool upper = (q & bit) != 0;
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    if (c & bit) continue;
+                    const uint32_t send = upper ? pairs[c] : pairs[c + bit];
+                    const uint32_t got = __shfl_xor_sync(0xffffffffu, send, bit);
+                    if (upper)
+                        pairs[c] = got;
+                    else
+                        pairs[c + bit] = got;
+                }
+            }
+            const int n = 8 * (4 * j4 + q);  // this lane's 8 channels
+            if (dst == nullptr || n >= channels) continue;
+            if (n + 8 <= channels) {
+                *reinterpret_cast<uint4 *>(dst + n) = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 8; ++e) {
+                    const uint16_t bits = (uint16_t)(pairs[e / 2] >> (16 * (e % 2)));
+                    if (n + e < channels) *reinterpret_cast<uint16_t *>(dst + n + e) = bits;
+                }
+            }
+        }
+    }
+}
 
 template <typename T, int BN>
 __global__ void __launch_bounds__(kIgThreads, 1)
@@ -101,48 +193,64 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     const int cin_g = geo.cin_g;
     const T *const x = static_cast<const T *>(p.x);
     const T *const w = static_cast<const T *>(p.w);
+    int walk_group = 0;  // the group whose k-tiles load_tile copies
 
-    for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
-        const int nt = (int)(tile % geo.n_tiles);
-        const int64_t rest = tile / geo.n_tiles;
-        const int g = (int)(rest % p.groups);
-        const int64_t m0 = rest / p.groups * Cfg::kBM;
-        const int n0 = nt * BN;
+    ARow arow[Cfg::kARows];
+    int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
+    TapWalk walk;
 
-        ARow arow[Cfg::kARows];
+    // The k-tile at the walk's position into `stage`; then the walk moves on a k-tile.
+    auto load_tile = [&](unsigned char *stage) {
 #pragma unroll
-        for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, m0 + row0 + i * Cfg::kRowsPerPass, g, channel);
-        int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
+        for (int i = 0; i < Cfg::kARows; ++i) {
+            const int r = row0 + i * Cfg::kRowsPerPass;
+            const T *src = a_row_source<T>(p, arow[i], walk, walk_group, cin_g, channel);
+            async_copy16(stage + wgmma::swizzled(r, chunk), src, x);
+            async_copy16(stage + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
+        }
 #pragma unroll
         for (int j = 0; j < Cfg::kBRows; ++j) {
             const int r = row0 + j * Cfg::kRowsPerPass;
-            const int co = n0 + r;
-            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
+            if (BN % Cfg::kRowsPerPass == 0 || r < BN) {
+                const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
+                unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
+                async_copy16(b + wgmma::swizzled(r, chunk), src, x);
+                async_copy16(b + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
+            }
         }
-        TapWalk walk;
+        walk.advance(Cfg::kBK, p, cin_g, steps);
+    };
+    // Tile t's loader state (rows, weight rows, walk) and the copies of its first kStages - 2
+    // k-tiles into stages 0 .. kStages - 3 (empty commit groups past tiles or k-tiles).
+    auto begin_tile = [&](int64_t t) {
+        if (t >= geo.tiles) {
+            for (int s = 0; s < kStages - 2; ++s) copy_commit();
+            return;
+        }
+        const TileOrigin o = tile_origin<BN>(t, geo, p.groups);
+        walk_group = o.g;
+#pragma unroll
+        for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, o.m0 + row0 + i * Cfg::kRowsPerPass, o.g, channel);
+#pragma unroll
+        for (int j = 0; j < Cfg::kBRows; ++j) {
+            const int r = row0 + j * Cfg::kRowsPerPass;
+            const int co = o.n0 + r;
+            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)o.g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
+        }
         walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
+#pragma unroll
+        for (int s = 0; s < kStages - 2; ++s) {
+            if (s < kt_count) load_tile(smem + s * Cfg::kStageBytes);
+            copy_commit();
+        }
+    };
 
-        // The k-tile at the walk's position into `stage`; then the walk moves on a k-tile.
-        auto load_tile = [&](unsigned char *stage) {
-#pragma unroll
-            for (int i = 0; i < Cfg::kARows; ++i) {
-                const int r = row0 + i * Cfg::kRowsPerPass;
-                const T *src = a_row_source<T>(p, arow[i], walk, g, cin_g, channel);
-                async_copy16(stage + wgmma::swizzled(r, chunk), src, x);
-                async_copy16(stage + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
-            }
-#pragma unroll
-            for (int j = 0; j < Cfg::kBRows; ++j) {
-                const int r = row0 + j * Cfg::kRowsPerPass;
-                if (BN % Cfg::kRowsPerPass == 0 || r < BN) {
-                    const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
-                    unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
-                    async_copy16(b + wgmma::swizzled(r, chunk), src, x);
-                    async_copy16(b + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
-                }
-            }
-            walk.advance(Cfg::kBK, p, cin_g, steps);
-        };
+    // Accumulators straight to y, where y is channel-last with 16-byte aligned positions:
+    // the stages stay untouched, so the next tile's first copies go out before the stores.
+    const bool register_epilogue = Cfg::kRegisterEpilogue && out.vector;
+    begin_tile(blockIdx.x);
+    for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
+        const TileOrigin origin = tile_origin<BN>(tile, geo, p.groups);
 
         float acc[2][kAcc];
 #pragma unroll
@@ -150,11 +258,6 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 #pragma unroll
             for (int i = 0; i < kAcc; ++i) acc[h][i] = 0.f;
 
-#pragma unroll
-        for (int s = 0; s < kStages - 2; ++s) {
-            if (s < kt_count) load_tile(smem + s * Cfg::kStageBytes);
-            copy_commit();
-        }
         int read_stage = 0, write_stage = kStages - 2;
         for (int kt = 0; kt < kt_count; ++kt) {
             copy_wait<kStages - 3>();
@@ -187,24 +290,30 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         wgmma::fence_operands(acc[0]);
         wgmma::fence_operands(acc[1]);
         copy_wait<0>();
-        __syncthreads();  // every warpgroup's reads of the stages done: c_tile overwrites them
+        __syncthreads();  // every warpgroup's reads of the stages done
 
         // d[4j + r] of half h is C(128 wg + 64 h + 16 warp + lane/4 + 8 (r/2), 8j + 2 (lane%4) + r%2).
         const int lane = (int)threadIdx.x % 32;
         const int m_base = warpgroup * 128 + ((int)threadIdx.x % 128) / 32 * 16 + lane / 4;
-        const int n_base = 2 * (lane % 4);
+        if (register_epilogue) {
+            begin_tile(tile + gridDim.x);
+            store_accumulators<T, BN>(out, acc, origin.m0 + m_base, geo.m, origin.g * geo.cout_g + origin.n0,
+                                      geo.cout_g - origin.n0);
+            continue;
+        }
 #pragma unroll
         for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int i = 0; i < kAcc; ++i) {
                 const int m = m_base + 64 * h + 8 * ((i % 4) / 2);
-                const int n = 8 * (i / 4) + n_base + i % 2;
+                const int n = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
                 c_tile[n * Cfg::kLdC + m] = acc[h][i];
             }
         __syncthreads();
-        write_output_tile<T, kIgThreads>(out, c_tile, Cfg::kLdC, Cfg::kBM, BN, m0,
-                                         (int)min((int64_t)Cfg::kBM, geo.m - m0), g * geo.cout_g + n0,
-                                         min(BN, geo.cout_g - n0), rows_smem);
+        write_output_tile<T, kIgThreads>(out, c_tile, Cfg::kLdC, Cfg::kBM, BN, origin.m0,
+                                         (int)min((int64_t)Cfg::kBM, geo.m - origin.m0),
+                                         origin.g * geo.cout_g + origin.n0, min(BN, geo.cout_g - origin.n0), rows_smem);
+        begin_tile(tile + gridDim.x);
     }
 #endif
 }

@@ -28,6 +28,8 @@ struct Case {
     const char *name;
     int n, cin, cout, d, h, w, k[3], pad[3], dil[3];
     bool ncdhw_y, frames, bias, silu, bf16, time;
+    bool causal = false;  // time padded at the front only (pad[0] ignored), frames or zeros
+    int sample = 1;       // the reference checks every sample-th output position
 };
 
 // NDHWC strides of [n, c, d, h, w] (channel stride 1), or NCDHW.
@@ -45,8 +47,9 @@ static double run_case(const Case &k, double *us) {
     p.in[0] = k.d, p.in[1] = k.h, p.in[2] = k.w;
     for (int a = 0; a < 3; ++a) p.kernel[a] = k.k[a], p.stride[a] = 1, p.dilation[a] = k.dil[a], p.pad[a] = k.pad[a];
     const int span0 = (k.k[0] - 1) * k.dil[0];
-    p.out[0] = k.frames ? k.d : k.d + 2 * k.pad[0] - span0;
-    if (k.frames) p.pad[0] = span0;  // causal: the front padding only
+    const bool causal = k.frames || k.causal;
+    p.out[0] = causal ? k.d : k.d + 2 * k.pad[0] - span0;
+    if (causal) p.pad[0] = span0;  // the front padding only
     p.out[1] = k.h + 2 * k.pad[1] - (k.k[1] - 1) * k.dil[1];
     p.out[2] = k.w + 2 * k.pad[2] - (k.k[2] - 1) * k.dil[2];
     strides(false, k.cin, k.d, k.h, k.w, p.x_stride);
@@ -59,7 +62,7 @@ static double run_case(const Case &k, double *us) {
     p.silu = k.silu;
     const size_t xn = (size_t)k.n * k.cin * k.d * k.h * k.w;
     const size_t yn = (size_t)k.n * k.cout * p.out[0] * p.out[1] * p.out[2];
-    const size_t wn = (size_t)k.cout * taps * k.cin, fn = (size_t)k.n * k.cin * p.pad[0] * k.h * k.w;
+    const size_t wn = (size_t)k.cout * taps * k.cin, fn = k.frames ? (size_t)k.n * k.cin * p.pad[0] * k.h * k.w : 0;
     std::vector<uint16_t> hx(xn), hw(wn), hb(k.cout), hf(fn), hy(yn);
     for (auto &v : hx) v = bits_of(frand(), k.bf16);
     for (auto &v : hw) v = bits_of(frand() * 0.1f, k.bf16);
@@ -91,6 +94,7 @@ static double run_case(const Case &k, double *us) {
             for (int yy = 0; yy < p.out[1]; ++yy)
                 for (int xx = 0; xx < p.out[2]; ++xx)
                     for (int co = 0; co < k.cout; ++co) {
+                        if (((((int64_t)n * p.out[0] + z) * p.out[1] + yy) * p.out[2] + xx) % k.sample != 0) continue;
                         double acc = k.bias ? value_of(hb[co], k.bf16) : 0.0;
                         for (int a = 0; a < k.k[0]; ++a)
                             for (int bb = 0; bb < k.k[1]; ++bb)
@@ -144,6 +148,24 @@ int main(int argc, char **argv) {
         {"3x1x1", 1, 32, 32, 6, 5, 21, {3, 1, 1}, {1, 0, 0}, {1, 1, 1}, false, false, true, false, true, false},
         {"5x5x5 (other kernel)", 1, 32, 32, 6, 7, 9, {5, 5, 5}, {2, 2, 2}, {1, 1, 1}, false, false, true, false, false, false},
         {"one position", 1, 32, 32, 1, 1, 1, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true, false, false},
+        // the wgmma kernel (cin 64 and more): partial m tiles, co tiles past cout, frames, NCDHW y
+        {"wgmma cin64 cout40 odd", 1, 64, 40, 3, 7, 37, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true, false,
+         false},
+        {"wgmma cin96 cout72 frames bf16", 2, 96, 72, 4, 6, 45, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, true, true, false,
+         true, false},
+        {"wgmma cin64 cout136 silu", 1, 64, 136, 3, 9, 30, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, false, true,
+         false, false},
+        {"wgmma cin128 ncdhw-y bias", 1, 128, 64, 3, 8, 21, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, true, false, true, false,
+         true, false},
+        {"wgmma cin64 cout384 bf16", 1, 64, 384, 2, 5, 27, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true,
+         true, false},
+        // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
+        {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
+         false, true, true, true, 61},
+        {"unet128 ndhwc f16", 2, 128, 128, 32, 32, 32, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, false, false,
+         false, true, false, 7},
+        {"384ch ndhwc bf16 causal", 1, 384, 384, 4, 120, 208, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
+         false, true, true, true, 17},
     };
     return run_16bit_cases(argc, argv, cases, run_case);
 }
