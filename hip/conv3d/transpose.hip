@@ -64,7 +64,6 @@ __global__ void __launch_bounds__(kTransposeThreads)
     }
 }
 
-
 template <typename Bits> struct ChunkTranspose {
     static constexpr int kVec = 16 / sizeof(Bits);  // elements per 16-byte chunk
     static constexpr int kChunksPerRow = 8;          // a tile row: 128 bytes
