@@ -117,15 +117,7 @@ __device__ inline void store_accumulators(const OutputView &o, const float (&acc
 #pragma unroll
     for (int row = 0; row < 4; ++row) {  // (h, r / 2)
         const int64_t mr = m + 64 * (row / 2) + 8 * (row % 2);
-        T *dst = nullptr;
-        if (mr < m_end) {
-            QuotientRemainder d = divide(mr, o.out[2]);
-            const int64_t ow = d.remainder;
-            d = divide(d.quotient, o.out[1]);
-            const int64_t oh = d.remainder;
-            d = divide(d.quotient, o.out[0]);
-            dst = y + d.quotient * o.stride[0] + d.remainder * o.stride[2] + oh * o.stride[3] + ow * o.stride[4] + co;
-        }
+        T *const dst = mr < m_end ? y + output_offset(o, mr) + co : nullptr;
 #pragma unroll
         for (int j4 = 0; j4 < BN / 32; ++j4) {
             uint32_t pairs[4];  // pairs[jj]: this lane's channels 8 (4 j4 + jj) + 2q, + 1 (then transposed)

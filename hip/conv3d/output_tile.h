@@ -76,6 +76,16 @@ template <typename T> __device__ inline void store16_rounded(T *dst, const float
     *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+// The y offset (elements) of output position m's channel 0.
+__device__ inline int64_t output_offset(const OutputView &o, int64_t m) {
+    QuotientRemainder q = divide(m, o.out[2]);
+    const int64_t ow = q.remainder;
+    q = divide(q.quotient, o.out[1]);
+    const int64_t oh = q.remainder;
+    q = divide(q.quotient, o.out[0]);
+    return q.quotient * o.stride[0] + q.remainder * o.stride[2] + oh * o.stride[3] + ow * o.stride[4];
+}
+
 // Writes the tile (rows x cols of it valid, rows <= bm, cols <= bn; co0 a multiple of 8 where
 // o.vector) with all kThreads threads of the block; `rows_smem` holds bm int64 (shared).
 // Starts and ends with the block in step (it synchronises internally).
@@ -83,14 +93,7 @@ template <typename T, int kThreads>
 __device__ inline void write_output_tile(const OutputView &o, const float *c, int ld, int bm, int bn, int64_t m0,
                                          int rows, int co0, int cols, int64_t *rows_smem) {
     constexpr int kVec = 16 / sizeof(T);
-    for (int i = threadIdx.x; i < rows; i += kThreads) {
-        QuotientRemainder q = divide(m0 + i, o.out[2]);
-        const int64_t ow = q.remainder;
-        q = divide(q.quotient, o.out[1]);
-        const int64_t oh = q.remainder;
-        q = divide(q.quotient, o.out[0]);
-        rows_smem[i] = q.quotient * o.stride[0] + q.remainder * o.stride[2] + oh * o.stride[3] + ow * o.stride[4];
-    }
+    for (int i = threadIdx.x; i < rows; i += kThreads) rows_smem[i] = output_offset(o, m0 + i);
     __syncthreads();
     T *y = static_cast<T *>(o.y);
     const T *bias = static_cast<const T *>(o.bias);
