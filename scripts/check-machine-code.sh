@@ -17,6 +17,10 @@
 #                                                      Depthwise NDHWC on the matrix cores)
 #      implicit_gemm_halo conv3d_implicit_gemm_halo_kernel<T> (hip/conv3d/implicit_gemm_halo.hip:
 #                                                      ImplicitGemm's halo tiles, 32 channels)
+#    and, on NVIDIA targets only, f16 and bf16 only (HMMA):
+#      direct_toeplitz_rows_channel_last conv1d_direct_toeplitz_rows_channel_last_kernel<T, ...>
+#                                                     (hip/conv1d/direct_toeplitz_rows_channel_last.hip:
+#                                                      Direct channel-last, widths 9-64)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN> (hip/conv3d/implicit_gemm_sm90.hip)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
@@ -37,7 +41,8 @@
 #    direct_channel_last.hip, direct_wide_channel_first.hip, direct_wide_channel_last.hip,
 #    direct_window_channel_last.hip, update.hip) keep everything in registers and, except
 #    where listed below, move data in 16-byte accesses; so do the
-#    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip), whose
+#    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip, and on
+#    NVIDIA only direct_toeplitz_rows_channel_last.hip, listed in streaming_nvidia), whose
 #    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in
 #    copy_loads (the channel-last wide kernels) copy their tiles into shared memory with
 #    cp.async on NVIDIA (LDGSTS.128) and through generic pointers on AMD
@@ -88,12 +93,15 @@ matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_chan
                       "depthwise_toeplitz conv3d_depthwise_toeplitz_kernel"
                       "depthwise_toeplitz_last conv3d_depthwise_toeplitz_last_kernel"
                       "implicit_gemm_halo conv3d_implicit_gemm_halo_kernel")
+# The same, NVIDIA only (the object holds no kernel on AMD).
+nvidia_kernels_16bit=("direct_toeplitz_rows_channel_last conv1d_direct_toeplitz_rows_channel_last_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)
 streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last
            direct_window_channel_last direct_toeplitz_channel_first direct_toeplitz_channel_last update)
-copy_loads=(direct_wide_channel_last)                        # 16-byte loads as copies (cp.async / flat)
+streaming_nvidia=(direct_toeplitz_rows_channel_last)        # cuda only (no kernel on AMD)
+copy_loads=(direct_wide_channel_last direct_toeplitz_rows_channel_last)  # 16-byte loads as copies (cp.async / flat)
 unchecked_stores=(direct_wide_channel_last direct_window_channel_last direct_toeplitz_channel_first)  # narrower stores, by design
 unchecked_loads=(direct_window_channel_last)                 # narrower loads, by design
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
@@ -363,7 +371,7 @@ cuda)
             fi
             report cuda "sm_$sm" "$object$from" "$lines"
         done
-        for entry in "${matrix_kernels_16bit[@]}"; do
+        for entry in "${matrix_kernels_16bit[@]}" "${nvidia_kernels_16bit[@]}"; do
             read -r object kernel <<<"$entry"
             [ -n "${library:-}" ] || library=$(library_beside)
             if [ -z "$library" ]; then
@@ -398,7 +406,7 @@ cuda)
             done
         fi
         if [ "${sm%%[!0-9]*}" -ge "$stream_min_sm" ]; then
-            for name in "${streaming[@]}"; do
+            for name in "${streaming[@]}" "${streaming_nvidia[@]}"; do
                 check_cuda_streaming "$sm" "$name"
             done
         fi

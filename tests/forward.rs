@@ -389,15 +389,16 @@ fn matrix_core_wide_kernels_match_reference_at_tile_edges() {
     // on AMD). direct_toeplitz_channel_first.hip (seqlen at least a tile): rows exactly one
     // tile long and one past it, rows ending inside a tile (a tile's products split by
     // row), rows starting inside a tile, segments of 8192 elements whose window reaches back
-    // into the previous segment, and a tensor ending mid-tile. direct_toeplitz_channel_last.hip
-    // (widths 33 to 64, dim a multiple of 8; the narrower ones run the FMA kernel): channel
-    // tiles of 64 (NVIDIA) or 32 (AMD) full and partial, time tiles ending mid-tile,
-    // sequences shorter than the history.
+    // into the previous segment, and a tensor ending mid-tile. Channel-last with dim a
+    // multiple of 8: direct_toeplitz_rows_channel_last.hip on NVIDIA (widths 9 to 64, every
+    // step count 1..5; tiles of 64 channels x 256 times) and direct_toeplitz_channel_last.hip
+    // on AMD (widths 33 to 64; the narrower ones run the FMA kernels): channel tiles full and
+    // partial, time tiles ending mid-tile and mid-product, sequences shorter than the history.
     let mut rng = Rng::new(fresh_seed("matrix_core_wide_kernels_match_reference_at_tile_edges"));
     let channel_first = [(1, 3, 128), (2, 3, 129), (1, 70, 255), (3, 7, 257), (1, 9, 2047), (2, 5, 4096)];
     let channel_last = [(1, 8, 100), (2, 64, 129), (1, 72, 255), (3, 136, 257), (1, 16, 2047), (2, 8, 20)];
     for device in devices("matrix_core_wide_kernels_match_reference_at_tile_edges") {
-        for width in [5, 8, 12, 16, 24, 32, 33, 40, 64] {
+        for width in [5, 8, 9, 12, 16, 24, 25, 32, 33, 40, 41, 57, 64] {
             let layouts = [(Layout::ChannelFirst, &channel_first), (Layout::ChannelLast, &channel_last)];
             for (layout, shapes) in layouts {
                 for &(b, d, s) in shapes.iter() {
@@ -415,11 +416,21 @@ fn matrix_core_wide_kernels_match_reference_at_tile_edges() {
 #[test]
 fn matrix_core_wide_kernels_cover_large_grids() {
     // Past one resident wave of blocks: direct_toeplitz_channel_first.hip's grid-stride
-    // loop gives each block several segments, and the last segment ends mid-vector.
+    // loop gives each block several segments, and the last segment ends mid-vector;
+    // direct_toeplitz_rows_channel_last.hip's gives each block several tiles of its channel
+    // tile (1024 channels: 16 channel tiles), and with more channel tiles than a wave
+    // holds (17024 channels: 266) a block's channel tile changes from tile to tile.
     let mut rng = Rng::new(fresh_seed("matrix_core_wide_kernels_cover_large_grids"));
     for device in devices("matrix_core_wide_kernels_cover_large_grids") {
-        for (width, layout) in [(7, Layout::ChannelFirst), (33, Layout::ChannelFirst), (48, Layout::ChannelLast)] {
-            let case = Case::new(Shape::new(3, 1021, 2051, width), Algorithm::Direct, layout, true);
+        let cases = [
+            ((3, 1021, 2051, 7), Layout::ChannelFirst),
+            ((3, 1021, 2051, 33), Layout::ChannelFirst),
+            ((3, 1021, 2051, 48), Layout::ChannelLast),
+            ((2, 1024, 2051, 24), Layout::ChannelLast),
+            ((1, 17024, 300, 12), Layout::ChannelLast),
+        ];
+        for ((b, d, s, width), layout) in cases {
+            let case = Case::new(Shape::new(b, d, s, width), Algorithm::Direct, layout, true);
             assert_accurate::<f16>(&device, case, &mut rng);
         }
     }

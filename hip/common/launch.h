@@ -75,19 +75,21 @@ template <hipDeviceAttribute_t kAttribute> hipError_t cached_device_attribute(in
         value);
 }
 
-// Blocks of `kernel` (with `threads` threads) that the current device holds at once: a
-// grid this size is one resident wave, and a grid-stride loop walks the rest of the work.
-// The answer is fixed for a (kernel, device) while the process runs, so the caller keeps
-// one `cache` per kernel and the runtime is asked once per device instead of on every launch.
+// Blocks of `kernel` (with `threads` threads and `dynamic_shared` bytes of dynamic shared
+// memory) that the current device holds at once: a grid this size is one resident wave, and
+// a grid-stride loop walks the rest of the work. The answer is fixed for a (kernel, device)
+// while the process runs, so the caller keeps one `cache` per kernel and the runtime is
+// asked once per device instead of on every launch.
 template <typename Kernel>
 hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&cache)[kMaxCachedDevices],
-                           int64_t *blocks) {
+                           int64_t *blocks, int dynamic_shared = 0) {
     return cached_per_device(
         cache,
         [&](int device, int64_t *answer) {
             int sms = 0, per_sm = 0;
             hipError_t err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
-            if (err == hipSuccess) err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+            if (err == hipSuccess)
+                err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared);
             *answer = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
             return err;
         },

@@ -380,6 +380,7 @@ hipconv_status_t launch_conv1d_direct(const hipconv_conv1d_params &p, hipStream_
     if (direct_channel_last_fits<T>(p)) return launch_direct_channel_last<T>(p, stream);
     if (direct_toeplitz_channel_first_fits<T>(p)) return launch_direct_toeplitz_channel_first<T>(p, stream);
     if (direct_wide_channel_first_fits<T>(p)) return launch_direct_wide_channel_first<T>(p, stream);
+    if (direct_toeplitz_rows_channel_last_fits<T>(p)) return launch_direct_toeplitz_rows_channel_last<T>(p, stream);
     if (direct_toeplitz_channel_last_fits<T>(p)) return launch_direct_toeplitz_channel_last<T>(p, stream);
     if (direct_window_channel_last_fits<T>(p)) return launch_direct_window_channel_last<T>(p, stream);
     if (direct_wide_channel_last_fits<T>(p)) return launch_direct_wide_channel_last<T>(p, stream);

@@ -15,10 +15,13 @@
  *                                  a window along time in registers
  *   direct_wide_channel_last.hip:  widths past kWindowMaxWidth, channel-last, time tiles
  *                                  staged in shared memory
- *   direct_toeplitz_channel_last.hip: widths kToeplitzChannelLastFromWidth .. 64,
+ *   direct_toeplitz_rows_channel_last.hip: (NVIDIA) widths kRowsChannelLastFromWidth .. 64,
  *                                  channel-last f16/bf16 with channels in 16-byte vectors,
- *                                  tiles transposed in shared memory and computed as
- *                                  Toeplitz products
+ *                                  rows staged as they lie and each channel's window
+ *                                  operand assembled in registers for Toeplitz products
+ *   direct_toeplitz_channel_last.hip: (AMD) widths kToeplitzChannelLastFromWidth .. 64,
+ *                                  the same layout, tiles transposed in shared memory and
+ *                                  computed as Toeplitz products
  */
 #pragma once
 
@@ -34,6 +37,9 @@ constexpr int kMaxStreamWidth = HIPCONV_STREAM_MAX_WIDTH;
 constexpr int kToeplitzChannelLastFromWidth = 33;
 // Channel-last widths up to this one run the register-window kernel.
 constexpr int kWindowMaxWidth = 16;
+// Channel-last f16/bf16 on NVIDIA runs direct_toeplitz_rows_channel_last.hip from this
+// width on (below it the register-window kernel is faster: docs/PERFORMANCE.md).
+constexpr int kRowsChannelLastFromWidth = 9;
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
@@ -45,6 +51,9 @@ hipconv_status_t launch_direct_wide_channel_first(const hipconv_conv1d_params &p
 template <typename T> bool direct_toeplitz_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_toeplitz_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);
+template <typename T> bool direct_toeplitz_rows_channel_last_fits(const hipconv_conv1d_params &p);
+template <typename T>
+hipconv_status_t launch_direct_toeplitz_rows_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);
 template <typename T> bool direct_toeplitz_channel_last_fits(const hipconv_conv1d_params &p);
 template <typename T>
 hipconv_status_t launch_direct_toeplitz_channel_last(const hipconv_conv1d_params &p, hipStream_t stream);
