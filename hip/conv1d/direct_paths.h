@@ -38,8 +38,10 @@ constexpr int kToeplitzChannelLastFromWidth = 33;
 // Channel-last widths up to this one run the register-window kernel.
 constexpr int kWindowMaxWidth = 16;
 // Channel-last f16/bf16 on NVIDIA runs direct_toeplitz_rows_channel_last.hip from this
-// width on (below it the register-window kernel is faster: docs/PERFORMANCE.md).
+// width on (below it the register-window kernel is faster: docs/PERFORMANCE.md), except
+// with SiLU from kRowsOneStepMaxWidth + 1 to kWindowMaxWidth.
 constexpr int kRowsChannelLastFromWidth = 9;
+constexpr int kRowsOneStepMaxWidth = 9;  // widths of one 16-deep step: P + width - 1 <= 16
 
 template <typename T> bool direct_channel_first_fits(const hipconv_conv1d_params &p);
 template <typename T> hipconv_status_t launch_direct_channel_first(const hipconv_conv1d_params &p, hipStream_t stream);

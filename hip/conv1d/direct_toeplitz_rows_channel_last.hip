@@ -13,27 +13,27 @@
  *   out  y [batch, seqlen, dim], the same
  *        y[b,c,t] = act(bias[c] + sum_tap w[c,tap] * x[b,c,t+tap-(width-1)]),  x[..,<0] = 0
  *
- * A tile is 64 channels x kTimes = 256 times of one batch row. Its rows, times t0 - kReach
- * .. t0 + kTimes - 1 (zero before the sequence, past it and past dim), are copied into a
- * stage by cp.async as they lie in memory, 128 bytes a row; chunk j (channels 8j .. 8j + 7)
- * of row r sits at chunk position j ^ (r / 2 % 8):
+ * A tile is 64 channels x kTimes = 256 times (128 where one step suffices) of one batch
+ * row. Its rows, times t0 - kReach .. t0 + kTimes - 1 (zero before the sequence, past it
+ * and past dim), are copied into a stage by cp.async as they lie in memory, 128 bytes a
+ * row; chunk j (channels 8j .. 8j + 7) of row r sits at chunk position j ^ (r / 2 % 8):
  *
  *   stage row r      chunk 0 | chunk 1 | ... | chunk 7      (positions swizzled)
  *   0 .. kReach-1    history: times t0 - kReach .. t0 - 1
  *   kReach ..        the tile's times; after the products, their outputs
  *
- * Warp w owns chunk w: 8 channels, two products of 128 times each. In step s of a product
- * the window operand of lane (g, q) = (lane / 4, lane % 4) is four pairs of times (e, e +
- * 1), e = 8g + 2q + 16s + {0, 64, 8, 72} (X(m, k) = row 8m + k): per pair two 16-byte reads
- * (rows e and e + 1, the 8 channels each) and eight byte permutes give the pair of each of
- * the 8 channels. A quarter warp's 8 lanes read rows 2 apart, so 8 distinct chunk
- * positions: conflict-free. Then one mma per channel against its taps operand, read from
- * the channel's two rows of 16-bit taps (RowsTile; built when the block's channel tile
- * changes).
+ * Warp w owns chunk w: 8 channels, one product of 128 times per 128 times of the tile. In
+ * step s of a product the window operand of lane (g, q) = (lane / 4, lane % 4) is four
+ * pairs of times (e, e + 1), e = 8g + 2q + 16s + {0, 64, 8, 72} (X(m, k) = row 8m + k): per
+ * pair two 16-byte reads (rows e and e + 1, the 8 channels each) and eight byte permutes
+ * give the pair of each of the 8 channels. A quarter warp's 8 lanes read rows 2 apart, so
+ * 8 distinct chunk positions: conflict-free. Then one mma per channel against its taps
+ * operand, read from the channel's two rows of 16-bit taps (RowsTile; built when the
+ * block's channel tile changes).
  *
  * Lane (g, q) ends a product with times 8g + 2q + {0, 1, 64, 65} of its warp's 8 channels:
  * with bias and the activation, one 16-byte word per time, written over the stage's row
- * kReach + time in the warp's own chunk (no other warp reads it; the later product runs
+ * kReach + time in the warp's own chunk (no other warp reads it; a later product runs
  * first, so no window still to be read is overwritten). After a barrier the block stores
  * the tile's rows to y, 16 bytes a thread, 128 contiguous bytes a row.
  *
@@ -45,8 +45,9 @@
  *   wait for tile u's copies; barrier (tile u visible, the previous tile's stores done)
  *   copy tile u + grid into the other stage
  *   products, outputs into the stage; barrier; the rows to y
- * (Measured on an H100, docs/PERFORMANCE.md: two stages beat three and four, and 256 times
- * a tile beat 128 from width 16 on.)
+ * (Measured on an H100, docs/PERFORMANCE.md: two stages beat three and four; 256 times a
+ * tile beat 128 from two steps on, 128 beat 256 for one. With SiLU at widths 10-16 the
+ * register-window kernel is faster, and Direct runs it there.)
  *
  * Launch: kThreads threads (two blocks an SM: at most 128 registers),
  * RowsTile<kSteps>::kSharedBytes of dynamic shared memory (opted in), the grid above.
@@ -79,12 +80,15 @@ constexpr int kChunks = kRowBytes / 16;
 constexpr int kWarpChannels = 8;  // a warp's chunk
 constexpr int kChannels = kChunks * kWarpChannels;
 constexpr int kStages = 2;
-constexpr int kProducts = 2;  // products of 128 times per warp and tile
 static_assert(kThreads / 32 == kChunks, "one warp per chunk");
 
 template <int kSteps> struct RowsTile {
     static constexpr int kReach = 16 * kSteps - kBlockOutputs;  // history rows
-    static constexpr int kTimes = kProducts * kTile;             // the tile's times
+    // Products of 128 times per warp and tile: two (256 times) from two steps on, one for
+    // a single step (measured on an H100: 82% of copy with two against 78% with one at
+    // width 16; 82% with one against 78% with two at width 9).
+    static constexpr int kProducts = kSteps == 1 ? 1 : 2;
+    static constexpr int kTimes = kProducts * kTile;  // the tile's times
     static constexpr int kRows = kReach + kTimes;
     static constexpr int kStageBytes = kRows * kRowBytes;
     // A channel's taps as two rows of 16-bit taps: row0[j] = w[c, j - Z] (zero outside
@@ -177,7 +181,7 @@ __device__ inline void warp_products(unsigned char *stage, const uint16_t *tap_r
                                      int lane) {
     using Tile = RowsTile<kSteps>;
 #pragma unroll 1
-    for (int product = kProducts - 1; product >= 0; --product) {
+    for (int product = Tile::kProducts - 1; product >= 0; --product) {
         const int e0 = kTile * product + 8 * (lane / 4) + 2 * (lane % 4);
         float acc[kWarpChannels][4];
 #pragma unroll
@@ -300,6 +304,10 @@ template <typename T, int kSteps> hipconv_status_t launch_steps(const hipconv_co
 }  // namespace
 
 template <typename T> bool direct_toeplitz_rows_channel_last_fits(const hipconv_conv1d_params &p) {
+    // With SiLU past one step (widths 10 .. kWindowMaxWidth) the register-window kernel is
+    // faster: this kernel's epilogue (two MUFU operations an output) runs between its
+    // barriers (H100, width 16: 76-79% of copy against 73%).
+    if (p.silu != 0 && p.width > kRowsOneStepMaxWidth && p.width <= kWindowMaxWidth) return false;
     return sizeof(T) == 2 && p.width >= kRowsChannelLastFromWidth && p.width <= kMaxStreamWidth &&
            p.x_dim_stride < p.x_seq_stride && p.y_dim_stride < p.y_seq_stride &&
            rows_vectorizable<T, true>(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p.dim, p.seqlen) &&
