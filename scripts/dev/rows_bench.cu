@@ -7,7 +7,8 @@
 // mid-tile, row pitches past dim, bias + SiLU), then (4,2048,4096,W) channel-last per path:
 // 30 launches per round over 3 rotating (x, y) sets (3 x 67 MB, past the 50 MB L2), the
 // median of 8 rounds, as % of a 1 GiB device-to-device copy timed in the same process.
-// The library's bench (examples/bench) is the number of record. Build here (each .hip its
+// `rows_bench profile W SILU` launches only the rows kernel (for ncu). The library's bench
+// (examples/bench) is the number of record. Build here (each .hip its
 // own object: their anonymous namespaces share names), run on the GPU:
 //   for f in direct_toeplitz_rows_channel_last direct_window_channel_last \
 //            direct_wide_channel_last direct_toeplitz_channel_last; do
@@ -17,6 +18,7 @@
 //     -Ihip/include -Ihip/common -Ihip/conv1d scripts/dev/rows_bench.cu *.o -o rows_bench \
 //     -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -173,7 +175,28 @@ template <typename T> void bench(const char *name, int Wd, bool silu, double cop
     cudaFree(db);
 }
 
-int main() {
+// `rows_bench profile W SILU`: one launch of the rows kernel at (4,2048,4096,W) f16 after a
+// warm-up launch, for ncu (--launch-skip 1 --launch-count 1).
+int profile(int Wd, bool silu) {
+    const size_t n = (size_t)kB * kD * kL;
+    __half *x, *y, *w, *b;
+    CK(cudaMalloc(&x, n * 2));
+    CK(cudaMalloc(&y, n * 2));
+    CK(cudaMalloc(&w, (size_t)kD * Wd * 2));
+    CK(cudaMalloc(&b, (size_t)kD * 2));
+    CK(cudaMemset(x, 0, n * 2));
+    CK(cudaMemset(w, 0, (size_t)kD * Wd * 2));
+    CK(cudaMemset(b, 0, (size_t)kD * 2));
+    hipconv_conv1d_params p = channel_last_params(kB, kD, kL, Wd, kD, w, silu ? b : nullptr);
+    p.x = x;
+    p.y = y;
+    for (int i = 0; i < 2; ++i) CK((cudaError_t)launch_rows<__half>(p, 0));
+    CK(cudaDeviceSynchronize());
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 4 && std::string(argv[1]) == "profile") return profile(atoi(argv[2]), atoi(argv[3]) != 0);
     srand(11);
     double worst[2] = {0, 0};
     const int shapes[][4] = {{2, 136, 1000, 0}, {1, 64, 129, 8}, {3, 72, 255, 0}, {1, 8, 20, 0},
