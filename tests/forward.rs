@@ -418,19 +418,24 @@ fn matrix_core_wide_kernels_cover_large_grids() {
     // Past one resident wave of blocks: direct_toeplitz_channel_first.hip's grid-stride
     // loop gives each block several segments, and the last segment ends mid-vector;
     // direct_toeplitz_rows_channel_last.hip's gives each block several tiles of its channel
-    // tile (1024 channels: 16 channel tiles), and with more channel tiles than a wave
-    // holds (17024 channels: 266) a block's channel tile changes from tile to tile.
+    // tile (1024 channels: 16 channel tiles), in both of its forms (stepped addresses from
+    // three steps on or with SiLU: widths 40, and 24 with bias + SiLU; per-row addresses:
+    // width 16 without), and with more channel tiles than a wave holds (17024 channels:
+    // 266) a block's channel tile changes from tile to tile (width 12 without SiLU: with
+    // it, Direct runs the register-window kernel there).
     let mut rng = Rng::new(fresh_seed("matrix_core_wide_kernels_cover_large_grids"));
     for device in devices("matrix_core_wide_kernels_cover_large_grids") {
         let cases = [
-            ((3, 1021, 2051, 7), Layout::ChannelFirst),
-            ((3, 1021, 2051, 33), Layout::ChannelFirst),
-            ((3, 1021, 2051, 48), Layout::ChannelLast),
-            ((2, 1024, 2051, 24), Layout::ChannelLast),
-            ((1, 17024, 300, 12), Layout::ChannelLast),
+            ((3, 1021, 2051, 7), Layout::ChannelFirst, true),
+            ((3, 1021, 2051, 33), Layout::ChannelFirst, true),
+            ((3, 1021, 2051, 48), Layout::ChannelLast, true),
+            ((2, 1024, 2051, 40), Layout::ChannelLast, false),
+            ((2, 1024, 2051, 24), Layout::ChannelLast, true),
+            ((2, 1024, 2051, 16), Layout::ChannelLast, false),
+            ((1, 17024, 300, 12), Layout::ChannelLast, false),
         ];
-        for ((b, d, s, width), layout) in cases {
-            let case = Case::new(Shape::new(b, d, s, width), Algorithm::Direct, layout, true);
+        for ((b, d, s, width), layout, epilogue) in cases {
+            let case = Case::new(Shape::new(b, d, s, width), Algorithm::Direct, layout, epilogue);
             assert_accurate::<f16>(&device, case, &mut rng);
         }
     }

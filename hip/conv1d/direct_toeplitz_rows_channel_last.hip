@@ -48,6 +48,11 @@
  * (Measured on an H100, docs/PERFORMANCE.md: two stages beat three and four; 256 times a
  * tile beat 128 from two steps on, 128 beat 256 for one. With SiLU at widths 10-16 the
  * register-window kernel is faster, and Direct runs it there.)
+ * The copies and the products come in two forms of the same arithmetic: each address worked
+ * out per row and chunk (issue_tile, warp_products), or once a tile and stepped
+ * (issue_tile_walk, warp_products_walk); kWalks picks the walking forms from three steps on
+ * and with SiLU, where they measured 4-10 points of copy faster, and the others at one and
+ * two steps without SiLU, where the walking forms measured 3-5 points slower.
  *
  * Launch: kThreads threads (two blocks an SM: at most 128 registers),
  * RowsTile<kSteps>::kSharedBytes of dynamic shared memory (opted in), the grid above.
@@ -140,6 +145,30 @@ __device__ inline void issue_tile(unsigned char *stage, const hipconv_conv1d_par
     }
 }
 
+// issue_tile with each thread's addresses stepped: thread t copies chunk t % 8 of rows
+// t / 8 + 32k, whose chunk position is the same in every such row (the swizzle's r / 2 % 8
+// repeats every 16 rows).
+template <typename T, int kSteps>
+__device__ inline void issue_tile_walk(unsigned char *stage, const hipconv_conv1d_params &p, const TilePlace &at) {
+    using Tile = RowsTile<kSteps>;
+    constexpr int kRowsPerPass = kThreads / kChunks;
+    const int j = (int)threadIdx.x % kChunks, r0 = (int)threadIdx.x / kChunks;
+    const int c = at.channel_tile * kChannels + 8 * j;
+    int64_t tau = at.time_tile * Tile::kTimes - Tile::kReach + r0;
+    const T *src = static_cast<const T *>(p.x) + at.b * p.x_batch_stride + tau * p.x_seq_stride + c;
+    const int64_t src_step = kRowsPerPass * p.x_seq_stride;
+    unsigned char *dst = stage + chunk_offset(r0, j);
+    const bool channel_in = c < p.dim;
+#pragma unroll 4
+    for (int r = r0; r < Tile::kRows; r += kRowsPerPass) {
+        const bool inside = channel_in && tau >= 0 && tau < p.seqlen;
+        copy16_one(inside ? src : nullptr, dst, p.x);
+        tau += kRowsPerPass;
+        src += src_step;
+        dst += kRowsPerPass * kRowBytes;
+    }
+}
+
 // The tap rows and bias of the channel tile at c0 (every thread writes some; a barrier
 // follows).
 template <typename T, int kSteps>
@@ -223,6 +252,80 @@ __device__ inline void warp_products(unsigned char *stage, const uint16_t *tap_r
     }
 }
 
+// warp_products with every address worked out once a product: the rows e0 + 16s + {0, 64}
+// (+1) share one chunk position and the rows e0 + 16s + {8, 72} (+1) the other ((r / 2) % 8
+// is e0 / 2 % 8, or that ^ 4); the lane's taps pair offset is fixed; the outputs' rows
+// kReach + e0 + {0, 1, 64, 65} have the second chunk position (kReach / 2 % 8 is 4).
+template <typename T, int kSteps, bool kSilu>
+__device__ inline void warp_products_walk(unsigned char *stage, const uint16_t *tap_rows, const float *bias, int warp,
+                                          int lane) {
+    using Tile = RowsTile<kSteps>;
+    const int g = lane / 4, q = lane % 4;
+    const int i0 = 2 * q - g + kBlockOutputs - 1;  // step_taps' pair index at s = 0
+    const uint16_t *lane_taps =
+        tap_rows + warp * kWarpChannels * 4 * Tile::kTapPitch + ((i0 & 1) != 0 ? 2 * Tile::kTapPitch + i0 - 1 : i0);
+#pragma unroll 1
+    for (int product = Tile::kProducts - 1; product >= 0; --product) {
+        const int e0 = kTile * product + 8 * g + 2 * q;
+        const int sw = (e0 >> 1) & 7;
+        const unsigned char *pa = stage + e0 * kRowBytes + ((warp ^ sw) & 7) * 16;
+        const unsigned char *pb = stage + e0 * kRowBytes + ((warp ^ sw ^ 4) & 7) * 16;
+        float acc[kWarpChannels][4];
+#pragma unroll
+        for (int ch = 0; ch < kWarpChannels; ++ch)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[ch][i] = 0.f;
+#pragma unroll 1
+        for (int s = 0; s < kSteps; ++s) {
+            uint32_t a[kWarpChannels][4];  // as in warp_products
+            const unsigned char *ra = pa + s * 16 * kRowBytes, *rb = pb + s * 16 * kRowBytes;
+            const unsigned char *row[4] = {ra, ra + 64 * kRowBytes, rb + 8 * kRowBytes, rb + 72 * kRowBytes};
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const uint4 now = *reinterpret_cast<const uint4 *>(row[r]);
+                const uint4 next = *reinterpret_cast<const uint4 *>(row[r] + kRowBytes);
+#pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    a[2 * v][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x5410);
+                    a[2 * v + 1][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x7632);
+                }
+            }
+            const uint16_t *step_pairs = lane_taps + 16 * s;
+#pragma unroll
+            for (int ch = 0; ch < kWarpChannels; ++ch) {
+                const uint16_t *pair = step_pairs + ch * 4 * Tile::kTapPitch;
+                mc::Mma16x8x16<T>::run(acc[ch], a[ch], *reinterpret_cast<const uint32_t *>(pair),
+                                       *reinterpret_cast<const uint32_t *>(pair + 8));
+            }
+        }
+        unsigned char *const out = stage + (Tile::kReach + e0) * kRowBytes + ((warp ^ sw ^ 4) & 7) * 16;
+        const float4 bias_lo = *reinterpret_cast<const float4 *>(bias + warp * kWarpChannels);
+        const float4 bias_hi = *reinterpret_cast<const float4 *>(bias + warp * kWarpChannels + 4);
+        const float bias_c[kWarpChannels] = {bias_lo.x, bias_lo.y, bias_lo.z, bias_lo.w,
+                                             bias_hi.x, bias_hi.y, bias_hi.z, bias_hi.w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float v[kWarpChannels];
+#pragma unroll
+            for (int ch = 0; ch < kWarpChannels; ++ch) v[ch] = activate<kSilu>(acc[ch][i] + bias_c[ch]);
+            *reinterpret_cast<uint4 *>(out + ((i / 2) * 64 + i % 2) * kRowBytes) = pack<T>(v);
+        }
+    }
+}
+
+// Which form a kernel instance runs (measured on an H100, docs/PERFORMANCE.md: the walking
+// forms 4-10 points of copy faster from three steps on and with SiLU, 5 slower at two
+// steps without it, and the one-step instance without SiLU spills with them).
+template <int kSteps, bool kSilu> constexpr bool kWalks = kSteps >= 3 || kSilu;
+
+template <typename T, int kSteps, bool kSilu>
+__device__ inline void issue(unsigned char *stage, const hipconv_conv1d_params &p, const TilePlace &at) {
+    if constexpr (kWalks<kSteps, kSilu>)
+        issue_tile_walk<T, kSteps>(stage, p, at);
+    else
+        issue_tile<T, kSteps>(stage, p, at);
+}
+
 template <typename T, int kSteps, bool kSilu>
 __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_toeplitz_rows_channel_last_kernel(hipconv_conv1d_params p,
                                                                                                int64_t time_tiles,
@@ -240,7 +343,7 @@ __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_toeplitz_rows_chann
     for (int s = 0; s < kStages - 1; ++s) {
         const int64_t v = blockIdx.x + s * grid;
         if (v < tiles)
-            issue_tile<T, kSteps>(rows_shared + s * Tile::kStageBytes, p, place_of(v, time_tiles, channel_tiles));
+            issue<T, kSteps, kSilu>(rows_shared + s * Tile::kStageBytes, p, place_of(v, time_tiles, channel_tiles));
         copy_commit();
     }
     int built = -1;  // the channel tile whose taps are in tap_rows
@@ -256,12 +359,16 @@ __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_toeplitz_rows_chann
         const int64_t v = u + (kStages - 1) * grid;
         if (v < tiles) {
             const int refill = stage == 0 ? kStages - 1 : stage - 1;
-            issue_tile<T, kSteps>(rows_shared + refill * Tile::kStageBytes, p, place_of(v, time_tiles, channel_tiles));
+            issue<T, kSteps, kSilu>(rows_shared + refill * Tile::kStageBytes, p,
+                                    place_of(v, time_tiles, channel_tiles));
         }
         copy_commit();
 
         unsigned char *const rows = rows_shared + stage * Tile::kStageBytes;
-        warp_products<T, kSteps, kSilu>(rows, tap_rows, bias, warp, lane);
+        if constexpr (kWalks<kSteps, kSilu>)
+            warp_products_walk<T, kSteps, kSilu>(rows, tap_rows, bias, warp, lane);
+        else
+            warp_products<T, kSteps, kSilu>(rows, tap_rows, bias, warp, lane);
         __syncthreads();  // every warp's outputs are in the stage
 
         T *const y_b = static_cast<T *>(p.y) + at.b * p.y_batch_stride;

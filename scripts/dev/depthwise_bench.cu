@@ -155,6 +155,12 @@ int main(int argc, char **argv) {
         {"ndhwc depth chunks", 1, 8, 37, 6, 8, {1, 1, 1}, true, false, true, false, false, false},
         {"ndhwc one row", 1, 8, 3, 1, 9, {1, 1, 1}, true, false, false, false, false, false},
         {"ndhwc wide rows", 1, 8, 3, 5, 300, {1, 1, 1}, true, false, false, true, false, false},
+        {"ndhwc partial group", 3, 40, 7, 33, 57, {1, 1, 1}, true, false, true, true, false, false},
+        {"ndhwc partial group bf16 pad w 0", 2, 104, 5, 9, 57, {1, 1, 0}, true, false, true, false, true, false},
+        {"ndhwc rows of 255", 1, 32, 4, 5, 255, {1, 1, 1}, true, false, true, false, false, false},
+        {"ndhwc rows of 200 frames", 1, 16, 5, 4, 200, {2, 1, 1}, true, true, true, true, false, false},
+        {"ndhwc many groups", 1, 4352, 3, 2, 8, {1, 1, 1}, true, false, true, false, false, false},
+        {"ndhwc many items", 9, 64, 19, 29, 31, {1, 1, 1}, true, false, true, true, true, false},
     };
     return run_16bit_cases(argc, argv, cases, run_case);
 }

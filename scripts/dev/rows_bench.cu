@@ -14,7 +14,7 @@
 //            direct_wide_channel_last direct_toeplitz_channel_last; do
 //     nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //       -Ihip/include -Ihip/common -Ihip/conv1d -c hip/conv1d/$f.hip -o $f.o; done
-//   nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
+//   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //     -Ihip/include -Ihip/common -Ihip/conv1d scripts/dev/rows_bench.cu *.o -o rows_bench \
 //     -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
