@@ -83,7 +83,8 @@ int run_16bit_cases(int argc, char **argv, const Case (&cases)[kCount], const Ru
     bool ok = true;
     for (const Case &k : cases) {
         if (only_time && !k.time) continue;
-        if (getenv("CASES") != nullptr && strstr(k.name, getenv("CASES")) == nullptr) continue;  // a name filter
+        // CASES=TEXT in the environment: only the cases whose name contains TEXT.
+        if (getenv("CASES") != nullptr && strstr(k.name, getenv("CASES")) == nullptr) continue;
         double us = 0;
         const double err = run_case(k, &us);
         ok = ok && err < (k.bf16 ? 1e-2 : 1e-3);
