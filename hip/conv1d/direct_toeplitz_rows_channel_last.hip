@@ -52,7 +52,8 @@
  * out per row and chunk (issue_tile, warp_products), or once a tile and stepped
  * (issue_tile_walk, warp_products_walk); kWalks picks the walking forms from three steps on
  * and with SiLU, where they measured 4-10 points of copy faster, and the others at one and
- * two steps without SiLU, where the walking forms measured 3-5 points slower.
+ * two steps without SiLU, where the walking forms measured 2 (one step) and 4-6 (two)
+ * points slower.
  *
  * Launch: kThreads threads (two blocks an SM: at most 128 registers),
  * RowsTile<kSteps>::kSharedBytes of dynamic shared memory (opted in), the grid above.
@@ -202,6 +203,16 @@ template <int kSteps> __device__ inline uint2 step_taps(const uint16_t *rows, in
     return make_uint2(*reinterpret_cast<const uint32_t *>(pair), *reinterpret_cast<const uint32_t *>(pair + 8));
 }
 
+// Operand register r of the warp's 8 channels from the chunks of two consecutive rows (times
+// e, e + 1): word v of each holds channels 2v, 2v + 1, and a[c][r] = (x[e][c], x[e + 1][c]).
+__device__ inline void split_pairs(uint32_t (&a)[kWarpChannels][4], int r, const uint4 &now, const uint4 &next) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+        a[2 * v][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x5410);
+        a[2 * v + 1][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x7632);
+    }
+}
+
 // The warp's 8 channels of the tile in `stage`: per 128 times the products, then bias,
 // activation and the outputs over rows kReach .. of its chunk. The last 128 times go first:
 // the outputs of times 128p .. land on rows that only the windows of later times read.
@@ -225,11 +236,7 @@ __device__ inline void warp_products(unsigned char *stage, const uint16_t *tap_r
             for (int r = 0; r < 4; ++r) {
                 const int e = e0 + 16 * s + (r % 2) * 64 + (r / 2) * 8;
                 const uint4 now = load_chunk(stage, e, warp), next = load_chunk(stage, e + 1, warp);
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {  // word v: channels 2v, 2v + 1
-                    a[2 * v][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x5410);
-                    a[2 * v + 1][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x7632);
-                }
+                split_pairs(a, r, now, next);
             }
 #pragma unroll
             for (int ch = 0; ch < kWarpChannels; ++ch) {
@@ -284,11 +291,7 @@ __device__ inline void warp_products_walk(unsigned char *stage, const uint16_t *
             for (int r = 0; r < 4; ++r) {
                 const uint4 now = *reinterpret_cast<const uint4 *>(row[r]);
                 const uint4 next = *reinterpret_cast<const uint4 *>(row[r] + kRowBytes);
-#pragma unroll
-                for (int v = 0; v < 4; ++v) {
-                    a[2 * v][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x5410);
-                    a[2 * v + 1][r] = __byte_perm(word_of(now, v), word_of(next, v), 0x7632);
-                }
+                split_pairs(a, r, now, next);
             }
             const uint16_t *step_pairs = lane_taps + 16 * s;
 #pragma unroll
@@ -314,8 +317,8 @@ __device__ inline void warp_products_walk(unsigned char *stage, const uint16_t *
 }
 
 // Which form a kernel instance runs (measured on an H100, docs/PERFORMANCE.md: the walking
-// forms 4-10 points of copy faster from three steps on and with SiLU, 5 slower at two
-// steps without it, and the one-step instance without SiLU spills with them).
+// forms 4-10 points of copy faster from three steps on and with SiLU, 2 and 4-6 slower at
+// one and two steps without it, and the one-step instance without SiLU spills with them).
 template <int kSteps, bool kSilu> constexpr bool kWalks = kSteps >= 3 || kSilu;
 
 template <typename T, int kSteps, bool kSilu>
