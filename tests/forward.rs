@@ -484,6 +484,55 @@ fn repeated_forwards_reuse_the_workspace() {
     }
 }
 
+/// Forwards launched back to back on one stream, each reading the y the one before wrote,
+/// with no host wait between them: on sm_90 and newer the streaming kernels' launches
+/// overlap (hip/common/dependent_launch.h), and each must still read its input whole. Each
+/// step is checked against the reference of the step's own input as read back. Shapes for
+/// the streaming kernels' small, mid-size and large launches (16-byte vectors) and their
+/// element path, in both layouts; the large one on GPUs only.
+#[test]
+fn back_to_back_forwards_read_what_the_one_before_wrote() {
+    const STEPS: usize = 6;
+    let mut rng = Rng::new(fresh_seed("back_to_back_forwards_read_what_the_one_before_wrote"));
+    let shapes = [
+        Shape::new(1, 64, 2048, 4),
+        Shape::new(2, 2000, 37, 4),
+        Shape::new(3, 100, 1001, 3),
+        Shape::new(4, 256, 4096, 4),
+        Shape::new(1, 1024, 33000, 2),
+    ];
+    for device in devices("back_to_back_forwards_read_what_the_one_before_wrote") {
+        let stream = device.stream().unwrap();
+        for s in shapes.into_iter().filter(|s| device.is_gpu() || s.x_len() < 1 << 24) {
+            for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
+                let mut conv =
+                    CausalConv1d::<f32>::with_options(&device, s, Options::default().layout(layout)).unwrap();
+                let w_host: Vec<f32> = rng.vec(s.w_len());
+                let w = device.upload(&stream, &w_host).unwrap();
+                let mut ys = vec![device.upload(&stream, &rng.vec::<f32>(s.x_len())).unwrap()];
+                for _ in 0..STEPS {
+                    ys.push(device.upload(&stream, &vec![f32::NAN; s.x_len()]).unwrap());
+                }
+                for k in 0..STEPS {
+                    let (done, next) = ys.split_at_mut(k + 1);
+                    conv.forward(&stream, &done[k], &w, &mut next[0]).unwrap();
+                }
+                let host: Vec<Vec<f32>> = ys.iter().map(|y| y.to_vec(&stream).unwrap()).collect();
+                for k in 1..=STEPS {
+                    let reference = reference_conv(&s, layout, &host[k - 1], &w_host, None, false);
+                    let err = rel_norm_error(&host[k], &reference);
+                    let tol = tolerance(hipconv::DType::F32);
+                    assert!(
+                        err <= tol,
+                        "{s:?} {layout:?} step {k} on {}: rel error {err:.3e} > {tol:.0e}",
+                        device.id()
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn channel_last_is_the_same_function_as_channel_first() {
     let mut rng = Rng::new(fresh_seed("channel_last_is_the_same_function_as_channel_first"));

@@ -15,10 +15,22 @@
  * allow_dependent_launch) the follower is an ordinary launch, or starts only when the
  * primary has ended, and both device calls do nothing. Correct either way; only the
  * overlap differs.
+ *
+ * Chained launches: the same mechanism between whole kernels that read what the kernel
+ * before them wrote. A kernel launched by launch_chained() calls begin_chained_kernel()
+ * before it touches global memory: it waits for every kernel before it in the stream to end
+ * (their writes visible), then lets the next one launch. So back-to-back launches, in a graph
+ * or a stream, place the next kernel's blocks while this one's last wave runs, and the gap
+ * between them is only the wait's release instead of a launch and a ramp of block starts.
+ * Since the wait comes first, a follower that reads before its own wait (the boundary pass)
+ * still starts only after everything before its primary has ended. HIPCONV_CHAINED_LAUNCH=0
+ * in the environment makes every chained launch an ordinary one (for comparison).
  */
 #pragma once
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 
 #include "compat.h"
 #include "launch.h"
@@ -37,6 +49,13 @@ __device__ inline void wait_for_primary() {
 #if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+// In a kernel launched by launch_chained(), before its first global access: returns once
+// the kernels before it in the stream have ended, then lets the kernel after it launch.
+__device__ inline void begin_chained_kernel() {
+    wait_for_primary();
+    allow_dependent_launch();
 }
 
 // Whether the current device starts followers early (compute capability 9.0 or newer).
@@ -59,28 +78,57 @@ inline bool device_launches_dependents_early() {
 #endif
 }
 
-// Launches `kernel` (no dynamic shared memory) as a follower of the kernel before it in
-// `stream`: early where the device allows it, an ordinary launch elsewhere.
+// Launches `kernel` in `stream` as a programmatic follower of the kernel before it where
+// `early` (an NVIDIA device that starts followers early), an ordinary launch elsewhere.
 template <typename... Params, typename... Args>
-hipconv_status_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, hipStream_t stream,
-                                  Args... args) {
+hipconv_status_t launch_follower(bool early, void (*kernel)(Params...), dim3 grid, dim3 block, int dynamic_shared,
+                                 hipStream_t stream, Args... args) {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    if (device_launches_dependents_early()) {
+    if (early) {
         cudaLaunchAttribute attribute[1] = {};
         attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attribute[0].val.programmaticStreamSerializationAllowed = 1;
         cudaLaunchConfig_t config = {};
         config.gridDim = grid;
         config.blockDim = block;
-        config.dynamicSmemBytes = 0;
+        config.dynamicSmemBytes = (size_t)dynamic_shared;
         config.stream = stream;
         config.attrs = attribute;
         config.numAttrs = 1;
         return (hipconv_status_t)cudaLaunchKernelEx(&config, kernel, args...);
     }
+#else
+    (void)early;
 #endif
-    hipLaunchKernelGGL(kernel, grid, block, 0, stream, args...);
+    hipLaunchKernelGGL(kernel, grid, block, dynamic_shared, stream, args...);
     return last_launch_status();
+}
+
+// Launches `kernel` (no dynamic shared memory) as a follower of the kernel before it in
+// `stream`: early where the device allows it, an ordinary launch elsewhere.
+template <typename... Params, typename... Args>
+hipconv_status_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, hipStream_t stream,
+                                  Args... args) {
+    return launch_follower(device_launches_dependents_early(), kernel, grid, block, 0, stream, args...);
+}
+
+// Whether launch_chained() chains: the device starts followers early and the environment
+// does not set HIPCONV_CHAINED_LAUNCH=0 (read once per process).
+inline bool chained_launch_enabled() {
+    static const bool allowed = [] {
+        const char *value = std::getenv("HIPCONV_CHAINED_LAUNCH");
+        return value == nullptr || std::strcmp(value, "0") != 0;
+    }();
+    return allowed && device_launches_dependents_early();
+}
+
+// Launches `kernel`, which calls begin_chained_kernel() before its first global access, as
+// a follower of whatever kernel comes before it in `stream` where chained_launch_enabled(),
+// an ordinary launch elsewhere.
+template <typename... Params, typename... Args>
+hipconv_status_t launch_chained(void (*kernel)(Params...), dim3 grid, dim3 block, int dynamic_shared,
+                                hipStream_t stream, Args... args) {
+    return launch_follower(chained_launch_enabled(), kernel, grid, block, dynamic_shared, stream, args...);
 }
 
 }  // namespace hipconv

@@ -33,8 +33,10 @@
  *
  * Launch: kThreads threads, one thread per V vectors (V = 1 for small problems, so that
  * more waves share one round of loads), grid = ceil(total / (kThreads·V·E)).
- * Every block first allows a dependent launch (dependent_launch.h): the boundary pass that
- * follows a forward with states or a packed batch starts during the last blocks.
+ * Launches are chained (dependent_launch.h): every block first waits for the kernels
+ * before it in the stream, then lets the next launch, so back-to-back launches overlap
+ * their starts and the boundary pass that follows a forward with states or a packed batch
+ * starts during the last blocks.
  */
 #include "activation.h"
 #include "compat.h"
@@ -178,7 +180,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 template <typename T, int kWidth, int V, bool kSilu>
 __global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
                                                                                   int64_t total) {
-    allow_dependent_launch();  // the boundary pass may start once every block is running
+    begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
     constexpr int64_t kSegment = (int64_t)V * HIPCONV_WAVE_SIZE * Vec16<T>::kCount;
     const int lane = wave_lane();
     const int64_t segment = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / HIPCONV_WAVE_SIZE;
@@ -193,9 +195,8 @@ template <typename T, int kWidth, int V> hipconv_status_t launch_v(const hipconv
     const int64_t blocks = ceil_div(total, (int64_t)kThreads * V * Vec16<T>::kCount);
     if (blocks > INT32_MAX) return (hipconv_status_t)hipErrorInvalidValue;
     return with_silu(p.silu != 0, [&](auto silu) {
-        hipLaunchKernelGGL((conv1d_direct_channel_first_kernel<T, kWidth, V, decltype(silu)::value>),
+        return launch_chained(conv1d_direct_channel_first_kernel<T, kWidth, V, decltype(silu)::value>,
                            dim3((unsigned)blocks), dim3(kThreads), 0, stream, p, total);
-        return last_launch_status();
     });
 }
 

@@ -25,10 +25,16 @@
  * 94-96% (H100, docs/PERFORMANCE.md).
  *
  * Launch: kThreads threads, one thread per (batch, step of kStep times, channel group),
- * channel group fastest; kStep = kStepLarge rows, or kStepSmall for small problems (more
- * threads share one round of loads: the shortest latency).
- * Every block first allows a dependent launch (dependent_launch.h): the boundary pass that
- * follows a forward with states or a packed batch starts during the last blocks.
+ * channel group fastest; kStep = kStepLarge rows (kStepMid below kMidElements), or
+ * kStepSmall for small problems (more threads share one round of loads: the shortest
+ * latency). Small problems with 16-byte
+ * packs take a three-axis grid instead of a flat one (channel groups × times × batch rows,
+ * blocks of min(groups, kThreads) groups by the times that fill kThreads), which spares
+ * each thread two divisions before its loads.
+ * Launches are chained (dependent_launch.h): every block first waits for the kernels
+ * before it in the stream, then lets the next launch, so back-to-back launches overlap
+ * their starts and the boundary pass that follows a forward with states or a packed batch
+ * starts during the last blocks.
  */
 #include "activation.h"
 #include "compat.h"
@@ -46,7 +52,12 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int kStepLarge = 8;  // rows per thread
+constexpr int kStepMid = 4;    // the same below kMidElements
 constexpr int kStepSmall = 1;  // the same for small problems
+// Below this many elements, 4 rows per thread: twice the threads of 8 and a shorter last
+// wave (16-bit (4,2048,2048,4) 25.75 -> 25.5 us, H100; f32 the same, docs/PERFORMANCE.md).
+constexpr int64_t kMidElements = int64_t(1) << 25;
+constexpr int kMaxGridRows = 65535;  // the grid's y and z limit
 
 // kVec consecutive channels of one row: one 16-byte access ...
 template <typename T, int kVec> struct ChannelPack {
@@ -95,31 +106,24 @@ template <typename T, int kVec> __device__ inline void store_pack(T *dst, const 
     }
 }
 
+// One thread's work: channels c0 .. c0+kVec-1 of batch row b at times t_begin ..
+// t_begin+kStep-1 (those before seqlen).
 template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
-__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups,
-                                                                              int64_t steps, int64_t threads) {
-    allow_dependent_launch();  // the boundary pass may start once every block is running
+__device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int t_begin, int c0) {
     constexpr int kHistory = kWidth - 1;
-    const int64_t id = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (id >= threads) return;
-    const QuotientRemainder by_group = divide(id, groups);
-    const QuotientRemainder by_step = divide(by_group.quotient, steps);
-    const int64_t t_begin = by_step.remainder * kStep;
-    const int64_t b = by_step.quotient;
-    const int c0 = (int)by_group.remainder * kVec;
-
-    const T *x = static_cast<const T *>(p.x) + b * p.x_batch_stride + c0 * p.x_dim_stride;
-    T *y = static_cast<T *>(p.y) + b * p.y_batch_stride + c0 * p.y_dim_stride;
+    // x and y at (b, t_begin, c0); t_begin < seqlen.
+    const T *x = static_cast<const T *>(p.x) + b * p.x_batch_stride + t_begin * p.x_seq_stride + c0 * p.x_dim_stride;
+    T *y = static_cast<T *>(p.y) + b * p.y_batch_stride + t_begin * p.y_seq_stride + c0 * p.y_dim_stride;
     const T *bias = static_cast<const T *>(p.bias);
 
-    // rows[0 .. kHistory-1]: the history; rows[kHistory ..]: this thread's times.
+    // rows[0 .. kHistory-1]: the history, zero before the row's start; rows[kHistory ..]:
+    // this thread's times, zero past seqlen. This thread's own rows are issued first: in a
+    // small problem's one round of loads their memory latency is the kernel's.
     ChannelPack<T, kVec> rows[kHistory + kStep];
 #pragma unroll
-    for (int r = 0; r < kHistory + kStep; ++r) {
-        const int64_t tau = t_begin - kHistory + r;
-        const bool inside = tau >= 0 && tau < p.seqlen;
-        rows[r].load(x + (inside ? tau : 0) * p.x_seq_stride, inside);
-    }
+    for (int j = 0; j < kStep; ++j) rows[kHistory + j].load(x + j * p.x_seq_stride, j == 0 || t_begin + j < p.seqlen);
+#pragma unroll
+    for (int r = 0; r < kHistory; ++r) rows[r].load(x - (kHistory - r) * p.x_seq_stride, t_begin >= kHistory - r);
     // (Vector loads only with kVec > 1: the element path does not check w's alignment.)
     TapPack<T, kVec * kWidth, kVec != 1 && kVec * kWidth * sizeof(T) % 16 == 0> taps;
     taps.load(static_cast<const T *>(p.w) + (int64_t)c0 * kWidth);
@@ -137,8 +141,34 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hi
             for (int k = 0; k < kWidth; ++k) acc += taps.get(i * kWidth + k) * rows[j + k].get(i);
             out[i] = activate<kSilu>(acc);
         }
-        store_pack<T, kVec>(y + (t_begin + j) * p.y_seq_stride, out);
+        store_pack<T, kVec>(y + j * p.y_seq_stride, out);
     }
+}
+
+// Any problem: thread id = (batch row · steps + step) · groups + channel group.
+template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
+__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups,
+                                                                              int64_t steps, int64_t threads) {
+    begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
+    const int64_t id = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (id >= threads) return;
+    const QuotientRemainder by_group = divide(id, groups);
+    const QuotientRemainder by_step = divide(by_group.quotient, steps);
+    convolve_rows<T, kWidth, kVec, kStep, kSilu>(p, (int)by_step.quotient, (int)by_step.remainder * kStep,
+                                                 (int)by_group.remainder * kVec);
+}
+
+// Small problems, one time per thread: the grid's axes are the channel groups (x), times
+// (y) and batch rows (z), so a thread finds its place without the two divisions and the
+// 64-bit index arithmetic of the flat kernel above (about 190 of its 220 instructions
+// before the first load, sm_90), where one round of loads is the whole kernel.
+template <typename T, int kWidth, int kVec, bool kSilu>
+__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_small_kernel(hipconv_conv1d_params p) {
+    begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
+    const int group = blockIdx.x * blockDim.x + threadIdx.x;
+    const int t = blockIdx.y * blockDim.y + threadIdx.y;
+    if (group >= p.dim / kVec || t >= p.seqlen) return;
+    convolve_rows<T, kWidth, kVec, 1, kSilu>(p, (int)blockIdx.z, t, group * kVec);
 }
 
 template <typename T, int kWidth, int kVec, int kStep>
@@ -149,9 +179,23 @@ hipconv_status_t launch_pack(const hipconv_conv1d_params &p, hipStream_t stream)
     const int64_t blocks = ceil_div(threads, kThreads);
     if (blocks > INT32_MAX) return (hipconv_status_t)hipErrorInvalidValue;
     return with_silu(p.silu != 0, [&](auto silu) {
-        hipLaunchKernelGGL((conv1d_direct_channel_last_kernel<T, kWidth, kVec, kStep, decltype(silu)::value>),
+        return launch_chained(conv1d_direct_channel_last_kernel<T, kWidth, kVec, kStep, decltype(silu)::value>,
                            dim3((unsigned)blocks), dim3(kThreads), 0, stream, p, groups, steps, threads);
-        return last_launch_status();
+    });
+}
+
+// The small kernel: blocks of `groups` (at most kThreads) channel groups by as many times
+// as fill kThreads threads.
+template <typename T, int kWidth> hipconv_status_t launch_small(const hipconv_conv1d_params &p, hipStream_t stream) {
+    constexpr int kVec = Vec16<T>::kCount;
+    const int groups = p.dim / kVec;
+    const int across = groups < kThreads ? groups : kThreads;
+    const dim3 block((unsigned)across, (unsigned)(kThreads / across));
+    const dim3 grid((unsigned)ceil_div(groups, block.x), (unsigned)ceil_div(p.seqlen, block.y), (unsigned)p.batch);
+    if (grid.y > kMaxGridRows) return launch_pack<T, kWidth, kVec, kStepSmall>(p, stream);
+    return with_silu(p.silu != 0, [&](auto silu) {
+        return launch_chained(conv1d_direct_channel_last_small_kernel<T, kWidth, kVec, decltype(silu)::value>, grid,
+                              block, 0, stream, p);
     });
 }
 
@@ -165,8 +209,10 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
     // Small problems: short single steps, so more threads share one round of loads.
     const bool small = (int64_t)p.batch * p.dim * p.seqlen < (1 << 22);
     if (!vectors) return launch_pack<T, kWidth, 1, kStepLarge>(p, stream);
-    return small ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepSmall>(p, stream)
-                 : launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
+    if (small && p.batch <= kMaxGridRows) return launch_small<T, kWidth>(p, stream);
+    if (small) return launch_pack<T, kWidth, Vec16<T>::kCount, kStepSmall>(p, stream);
+    return (int64_t)p.batch * p.dim * p.seqlen < kMidElements ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream)
+                                                               : launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
 }
 
 }  // namespace

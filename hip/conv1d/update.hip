@@ -47,13 +47,17 @@
  *
  * Either kernel reads all of a thread's history before it writes the new state, and no
  * two threads share a state element, so the update is in place without a barrier
- * (distinct rows must use distinct slots).
+ * (distinct rows must use distinct slots). Both launches are chained
+ * (dependent_launch.h): every block first waits for the kernels before it in the stream
+ * (the previous step's state writes among them), then lets the next launch, so a decode
+ * loop's back-to-back steps overlap their starts.
  */
 #include <algorithm>
 #include <atomic>
 
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "element.h"
 #include "hipconv/conv1d.h"
 #include "launch.h"
@@ -380,6 +384,7 @@ __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
     using Bits = UpdateBits<T>;
     constexpr int kVec = 16 / sizeof(T);
     static_assert(kWidth >= 2 && kL >= kWidth - 1, "the window must fit in the state");
+    begin_chained_kernel();  // after the kernels before it (dependent_launch.h)
     const int group = blockIdx.x * kUpdateThreads + threadIdx.x;
     const int64_t row = (int64_t)blockIdx.z * gridDim.y + blockIdx.y;
     if (group >= plan.groups || row >= p.batch) return;
@@ -476,6 +481,7 @@ __global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
 
 template <typename T>
 __global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_kernel(UpdateArgs p) {
+    begin_chained_kernel();  // after the kernels before it (dependent_launch.h)
     const int64_t total = (int64_t)p.batch * p.dim;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t row = i / p.dim;
@@ -527,7 +533,7 @@ template <typename T, bool kSilu> int occupancy_cap_bytes() {
 
 // Launches the grouped kernel if the arguments allow it (else returns false).
 template <typename T, int kWidth, int kL>
-bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
+bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream, hipconv_status_t *status) {
     constexpr int kVec = 16 / sizeof(T);
     UpdatePlan plan;
     plan.groups = (int32_t)ceil_div(p.dim, kVec);
@@ -549,17 +555,19 @@ bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream) {
                       : chunk == 3 ? conv1d_update_grouped_kernel<T, kWidth, kL, 3, kSilu>
                                    : conv1d_update_grouped_kernel<T, kWidth, kL, 4, kSilu>;
         const int shared = chunk == kUpdateChunk ? occupancy_cap_bytes<T, kSilu>() : 0;
-        hipLaunchKernelGGL(kernel, grid, dim3(kUpdateThreads), shared, stream, p, plan);
+        *status = launch_chained(kernel, grid, dim3(kUpdateThreads), shared, stream, p, plan);
     });
     return true;
 }
 
+// Launches the grouped kernel where its compiled widths and the layout allow it (true, the
+// launch's status in *status); false: nothing launched.
 template <typename T>
-bool launch_update_compiled(const UpdateArgs &p, hipStream_t stream) {
-    if (p.width == 2 && p.state_len == 1) return launch_update_grouped<T, 2, 1>(p, stream);
-    if (p.width == 3 && p.state_len == 2) return launch_update_grouped<T, 3, 2>(p, stream);
-    if (p.width == 4 && p.state_len == 3) return launch_update_grouped<T, 4, 3>(p, stream);
-    if (p.width == 4 && p.state_len == 4) return launch_update_grouped<T, 4, 4>(p, stream);
+bool launch_update_compiled(const UpdateArgs &p, hipStream_t stream, hipconv_status_t *status) {
+    if (p.width == 2 && p.state_len == 1) return launch_update_grouped<T, 2, 1>(p, stream, status);
+    if (p.width == 3 && p.state_len == 2) return launch_update_grouped<T, 3, 2>(p, stream, status);
+    if (p.width == 4 && p.state_len == 3) return launch_update_grouped<T, 4, 3>(p, stream, status);
+    if (p.width == 4 && p.state_len == 4) return launch_update_grouped<T, 4, 4>(p, stream, status);
     return false;
 }
 
@@ -572,12 +580,11 @@ hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &params
         p.seqlen < 1 || p.width < 1 || p.n_slots < 0 || p.state_len < p.width - 1 ||
         (p.state_len > 0 && p.conv_state == nullptr))
         return (hipconv_status_t)hipErrorInvalidValue;
-    if (!launch_update_compiled<T>(p, stream)) {
-        const int64_t total = (int64_t)p.batch * p.dim;
-        hipLaunchKernelGGL(conv1d_update_generic_kernel<T>, dim3(grid_blocks(ceil_div(total, kUpdateGenericThreads))),
-                           dim3(kUpdateGenericThreads), 0, stream, p);
-    }
-    return last_launch_status();
+    hipconv_status_t status = (hipconv_status_t)hipSuccess;
+    if (launch_update_compiled<T>(p, stream, &status)) return status;
+    const int64_t total = (int64_t)p.batch * p.dim;
+    return launch_chained(conv1d_update_generic_kernel<T>, dim3(grid_blocks(ceil_div(total, kUpdateGenericThreads))),
+                          dim3(kUpdateGenericThreads), 0, stream, p);
 }
 
 }  // namespace hipconv
