@@ -27,10 +27,9 @@
  * Launch: kThreads threads, one thread per (batch, step of kStep times, channel group),
  * channel group fastest; kStep = kStepLarge rows (kStepMid below kMidElements), or
  * kStepSmall for small problems (more threads share one round of loads: the shortest
- * latency). Small problems with 16-byte
- * packs take a three-axis grid instead of a flat one (channel groups × times × batch rows,
- * blocks of min(groups, kThreads) groups by the times that fill kThreads), which spares
- * each thread two divisions before its loads.
+ * latency). Small problems with 16-byte packs take a three-axis grid instead of a flat
+ * one (channel groups × times × batch rows, blocks of min(groups, kThreads) groups by the
+ * times that fill kThreads), which spares each thread two divisions before its loads.
  * Launches are chained (dependent_launch.h): every block first waits for the kernels
  * before it in the stream, then lets the next launch, so back-to-back launches overlap
  * their starts and the boundary pass that follows a forward with states or a packed batch
@@ -117,8 +116,9 @@ __device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int 
     const T *bias = static_cast<const T *>(p.bias);
 
     // rows[0 .. kHistory-1]: the history, zero before the row's start; rows[kHistory ..]:
-    // this thread's times, zero past seqlen. This thread's own rows are issued first: in a
-    // small problem's one round of loads their memory latency is the kernel's.
+    // this thread's times, zero past seqlen. A row outside is addressed but never read (its
+    // load is predicated off); selecting an in-range address for it instead cost 16-50 more
+    // instructions before the first load (sm_90).
     ChannelPack<T, kVec> rows[kHistory + kStep];
 #pragma unroll
     for (int j = 0; j < kStep; ++j) rows[kHistory + j].load(x + j * p.x_seq_stride, j == 0 || t_begin + j < p.seqlen);
