@@ -531,7 +531,8 @@ template <typename T, bool kSilu> int occupancy_cap_bytes() {
     return 0;
 }
 
-// Launches the grouped kernel if the arguments allow it (else returns false).
+// Launches the grouped kernel if the arguments allow it (true, the launch's status in
+// *status; else false, nothing launched).
 template <typename T, int kWidth, int kL>
 bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream, hipconv_status_t *status) {
     constexpr int kVec = 16 / sizeof(T);
