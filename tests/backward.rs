@@ -112,10 +112,11 @@ fn check_every_dtype_with_all(device: &Device, layout: Layout, shapes: &[(Shape,
 
 #[test]
 fn channel_last_tiles_cover_channel_groups_and_row_ends() {
-    // f16 runs backward_channel_last_tiled.hip: 128 channels per tile (partial last groups),
-    // rows of tiles ending inside a tile, initial and final states across tile edges; bf16
-    // and f32 run backward_channel_last.hip, element-wise where the channels do not fill
-    // its vectors.
+    // f16 and bf16 run backward_channel_last_tiled.hip: 128 channels by 16 times per tile
+    // (partial last groups), rows of tiles ending inside a tile, rows shorter than one tile
+    // and than three (the copies run three tiles ahead), initial and final states across
+    // tile edges; f32 runs backward_channel_last.hip, element-wise where the channels do not
+    // fill its vectors.
     let mut rng = Rng::new(fresh_seed("channel_last_tiles_cover_channel_groups_and_row_ends"));
     for device in devices("channel_last_tiles_cover_channel_groups_and_row_ends") {
         let shapes = [
@@ -124,6 +125,8 @@ fn channel_last_tiles_cover_channel_groups_and_row_ends() {
             (Shape::new(2, 264, 130, 1), false),
             (Shape::new(2, 64, 4100, 3), true),
             (Shape::new(2, 130, 300, 4), false),
+            (Shape::new(2, 136, 5, 4), true),
+            (Shape::new(1, 264, 33, 3), true),
         ];
         check_every_dtype_with_all(&device, Layout::ChannelLast, &shapes, &mut rng);
     }
@@ -131,9 +134,9 @@ fn channel_last_tiles_cover_channel_groups_and_row_ends() {
 
 #[test]
 fn channel_last_runs_of_tiles_carry_their_heads() {
-    // At model sizes a block of backward_channel_last_tiled.hip (f16) walks several tiles of
-    // one row from the latest, carrying each tile's first dz to the tile before, with the
-    // next tile's copies in flight; bf16 and f32 walk runs of times in
+    // At model sizes a block of backward_channel_last_tiled.hip (f16, bf16) walks several
+    // tiles of one row from the latest, carrying each tile's first dz to the tile before,
+    // with the next two tiles' copies in flight; f32 walks runs of times in
     // backward_channel_last.hip. GPU only.
     let mut rng = Rng::new(fresh_seed("channel_last_runs_of_tiles_carry_their_heads"));
     if let Some(device) = gpu_device("channel_last_runs_of_tiles_carry_their_heads") {

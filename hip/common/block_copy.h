@@ -11,6 +11,8 @@
  *                          Elsewhere: batches of kBatch loads into registers, then stores.
  *   copy16_one(src, dst, any): one such copy by this thread (cp.async, or a load and a
  *                          store), for kernels that work out their own addresses.
+ *   copy16_if(fill, src, dst): the same with `src` always a readable address, and zeros
+ *                          when !fill (no null test).
  *   copy16_once_if(fill, src, dst): the same with `src` always a readable address, and
  *                          zeros when !fill (no null test, no select of `any`), for data
  *                          that is read once: on NVIDIA the copy asks L2 for the whole
@@ -64,6 +66,18 @@ __device__ inline void copy16_one(const void *from, void *to, const void *any) {
     (void)any;
     *reinterpret_cast<uint4 *>(to) =
         from != nullptr ? *reinterpret_cast<const uint4 *>(from) : make_uint4(0, 0, 0, 0);
+#endif
+}
+
+// One 16-byte copy of this thread from `from` (a readable global address) to `to` (shared
+// memory), or 16 zeros where !fill, in the current stage: copy16_one without its null test,
+// for kernels whose copies are few instructions each.
+__device__ inline void copy16_if(bool fill, const void *from, void *to) {
+#if HIPCONV_HAS_ASYNC_COPY
+    const unsigned at = (unsigned)__cvta_generic_to_shared(to);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(from), "r"(fill ? 16 : 0) : "memory");
+#else
+    *reinterpret_cast<uint4 *>(to) = fill ? *reinterpret_cast<const uint4 *>(from) : make_uint4(0, 0, 0, 0);
 #endif
 }
 

@@ -4,8 +4,8 @@
  *
  * Paths (backward.hip picks one per call):
  *   channel_first  backward_channel_first.hip: contiguous channel-first, widths 1..4
- *   channel_last_tiled  backward_channel_last_tiled.hip: f16 channel-last, channels in
- *                  16-byte vectors, widths 1..4 (tiles staged in shared memory)
+ *   channel_last_tiled  backward_channel_last_tiled.hip: f16 and bf16 channel-last,
+ *                  channels in 16-byte vectors, widths 1..4 (tiles staged in shared memory)
  *   channel_last   backward_channel_last.hip:  other channel-last cases, widths 1..4
  *   generic        backward_generic.hip: anything else (any width or strides, packed
  *                  batches): dz into the workspace, then dx and the partials from it

@@ -3,18 +3,19 @@
  * x, dy, dx [batch, seqlen, dim] by strides with channels contiguous in 16-byte vectors
  * (dim, the strides and the pointers a whole number of them), no packed batch.
  *
- * f16 only: bf16 and f32 run faster on backward_channel_last.hip (docs/PERFORMANCE.md,
- * "Backward"), so their kernels are not compiled.
+ * f16 and bf16 only: f32 runs faster on backward_channel_last.hip (docs/PERFORMANCE.md,
+ * "Backward"), so its kernels are not compiled.
  *
  * A tile is kTimes rows of kThreads channels of one batch row, staged in shared memory
- * with 16-byte copies (cp.async on sm_80+) into one of two buffers, so the next tile's
- * copies are in flight while this one is walked; thread i walks channel c0 + i down the
- * tile's times in registers and writes dx back into the dy rows it has consumed, and the
- * block stores them with 16-byte stores:
+ * with 16-byte copies (cp.async on sm_80+) into one of kBuffers buffers, so the copies of
+ * the kBuffers-1 tiles after the one being walked are in flight; thread i walks channel
+ * c0 + i down the tile's times in registers and writes dx back into the dy rows it has
+ * consumed, and the block stores them with 16-byte stores:
  *
  *   x rows   t0-H .. t0+kTimes-1   (+ H more after, for a recomputed head)
  *   dy rows  t0 .. t0+kTimes-1     (+ H more after)       then dx in place of dy
- *                 channel c0 .. c0+kThreads-1 across, 16-byte vectors
+ *                 channel c0 .. c0+kThreads-1 across, 16-byte vectors; thread i copies
+ *                 and stores vector i % (kThreads/E) of rows i / (kThreads/E), + E, ...
  *
  *   per thread, t = t0 .. t0+kTimes-1:  dz(t) = dy(t)·act'(z(t)),  z from x(t-H .. t)
  *                                       dx(t-H) = sum_k w[k]·dz(t-k)
@@ -27,6 +28,11 @@
  * thread writes its channel's sums once, to partials[b·runs + run, c]. The runs per row
  * are chosen from the resident blocks so that the last round of blocks is nearly full.
  * Launch: kThreads threads, grid-stride over runs·batch·channel groups (groups fastest).
+ *
+ * Measured on an H100 (docs/PERFORMANCE.md, thirtieth session), (8,4096,2048,4) f16 with
+ * bias + SiLU: 16 times × 3 buffers at 7 blocks an SM 166 us; 32 × 2 at 6 (the earlier
+ * shape) 178; 16 × 2 at 8: 176; 24 × 2 at 7: 172; 32 × 3 at 4: 173; 16 × 4 at 5: 165
+ * (but 204 against 197 at (4,5120,4096,4)); 12 × 3 at 8: 169; 8 × 4 at 8: 182.
  */
 #include "backward.h"
 #include "block_copy.h"
@@ -39,25 +45,29 @@ namespace {
 
 constexpr int kThreads = 128;  // channels per tile, one per thread
 
-template <typename T> constexpr bool kTiledDtype = std::is_same<T, __half>::value;  // the dtypes compiled
+template <typename T> constexpr bool kTiledDtype = sizeof(T) == 2;  // the dtypes compiled: f16 and bf16
 
 template <typename T> struct TileShape {
     static constexpr int kE = Vec16<T>::kCount;  // channels per 16-byte vector
-    // Two buffers of rows: the next tile's copies in flight while this one is walked.
-    static constexpr int kBuffers = 2;
 #if defined(HIPCONV_PLATFORM_AMD)
-    static constexpr int kTimes = 16;  // about 20 KB of rows: 3 blocks in 64 KB of LDS
+    // No asynchronous copies: the next tile's copies end before the walk, so more buffers
+    // would not put more bytes in flight.
+    static constexpr int kBuffers = 2;
+    static constexpr int kTimes = 16;  // about 21 KB of rows: 3 blocks in 64 KB of LDS
 #else
-    static constexpr int kTimes = 32;  // about 37 KB of rows: 6 blocks per SM
+    static constexpr int kBuffers = 3;
+    static constexpr int kTimes = 16;  // about 32 KB of rows: 7 blocks per SM
 #endif
     static constexpr int kVectorsPerRow = kThreads / kE;
 };
 
-// Resident blocks assumed where the runtime cannot say (an H100 at six per SM).
-constexpr int64_t kFallbackResident = 132 * 6;
+// Blocks per SM the NVIDIA build is compiled for (at most 72 registers), and the resident
+// blocks assumed where the runtime cannot say (an H100 at that many per SM).
+constexpr int kBlocksPerSm = 7;
+constexpr int64_t kFallbackResident = 132 * kBlocksPerSm;
 
 template <typename T, int kWidth, bool kSilu>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 6)
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     conv1d_backward_channel_last_tiled_kernel(hipconv_conv1d_backward_params p, int64_t runs, int64_t run_tiles,
                                               float *partials) {
     using Shape = TileShape<T>;
@@ -67,6 +77,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 6)
     constexpr int H = kWidth - 1;
     constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kBuffers = Shape::kBuffers;
+    constexpr int kRowsPerPass = kThreads / kVPR;  // rows one pass of the block's copies covers
+    static_assert(kTimes % kRowsPerPass == 0, "the dx stores cover a tile in whole passes");
     __shared__ __align__(16) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
     __shared__ __align__(16) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r), then dx(t0 + r)
 
@@ -104,37 +116,60 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 6)
 #pragma unroll
         for (int m = 0; m < kHeads; ++m) heads[m] = 0.f;
 
-        // Rows outside [0, seqlen) and vectors past dim are zero-filled.
-        auto source = [&](const T *base, int64_t t, int v) -> const void * {
-            const int64_t ch = c0 + (int64_t)v * E;
-            if (t < 0 || t >= seqlen || ch >= dim) return nullptr;
-            return base + row_offset + t * cp.x_seq_stride + ch;
+        // Thread tid copies vector `lane_vector` of rows tid / kVPR, + kRowsPerPass, ...: its
+        // channels and its rows' steps are fixed, so a copy is a few instructions (the
+        // general copy16, a division and its bounds per 16 bytes, took ~50 a copy: about as
+        // many issue slots as the walk itself). Rows outside [0, seqlen) and vectors past dim
+        // are zero-filled.
+        const int lane_vector = tid % kVPR;
+        const int first_row = tid / kVPR;
+        const int64_t lane_channel = c0 + (int64_t)lane_vector * E;
+        const bool lane_inside = lane_channel < dim;
+        const int64_t lane_offset = row_offset + lane_channel;
+        auto stage_rows = [&](const T *base, int64_t t_first, int rows, T (*dst)[kThreads], auto max_rows) {
+            constexpr int kPasses = (decltype(max_rows)::value + kRowsPerPass - 1) / kRowsPerPass;
+            int t = (int)t_first + first_row;  // t_first >= -H and < seqlen: an int
+            int64_t at = lane_offset + (int64_t)t * cp.x_seq_stride;
+            const int64_t pass_stride = kRowsPerPass * cp.x_seq_stride;
+#pragma unroll
+            for (int pass = 0; pass < kPasses; ++pass) {
+                const int r = first_row + pass * kRowsPerPass;
+                if (r < rows) {
+                    const bool inside = lane_inside && (unsigned)t < (unsigned)seqlen;
+                    copy16_if(inside, inside ? base + at : base, &dst[r][lane_vector * E]);
+                }
+                t += kRowsPerPass;
+                at += pass_stride;
+            }
         };
         auto recomputes = [&](int64_t tile) { return tile == end_tile - 1 && tile != row_tiles - 1; };
         auto stage = [&](int64_t tile, int buf) {
             const int64_t t0 = tile * kTimes;
             const int extra = recomputes(tile) ? H : 0;  // a run that starts inside a row
-            copy16(
-                (kTimes + H + extra) * kVPR, x_base,
-                [&](int i) { return source(x_base, t0 - H + i / kVPR, i % kVPR); },
-                [&](int i) { return &x_stage[buf][i / kVPR][(i % kVPR) * E]; });
-            copy16(
-                (kTimes + extra) * kVPR, dy_base, [&](int i) { return source(dy_base, t0 + i / kVPR, i % kVPR); },
-                [&](int i) { return &g_stage[buf][i / kVPR][(i % kVPR) * E]; });
+            stage_rows(x_base, t0 - H, kTimes + H + extra, x_stage[buf], std::integral_constant<int, kTimes + 2 * H>{});
+            stage_rows(dy_base, t0, kTimes + extra, g_stage[buf], std::integral_constant<int, kTimes + H>{});
             copy_commit();
         };
+        // The copies of the kBuffers-1 tiles after the one being walked are in flight: one
+        // group of copies is committed per tile (empty past the run's first tile).
+#pragma unroll
+        for (int j = 0; j + 1 < kBuffers; ++j) {
+            if (end_tile - 1 - j >= first_tile)
+                stage(end_tile - 1 - j, j);
+            else
+                copy_commit();
+        }
         int buf = 0;
-        stage(end_tile - 1, 0);
         for (int64_t tile = end_tile - 1; tile >= first_tile; --tile) {
             const int64_t t0 = tile * kTimes;
             const bool row_end = tile == row_tiles - 1;
             const bool recompute = recomputes(tile);
-            if (tile > first_tile) {  // the next tile's rows in flight while this one is walked
-                stage(tile - 1, buf ^ 1);
-                copy_wait<1>();
-            } else {
-                copy_wait<0>();
-            }
+            // The buffer walked last (its block-wide reads ended at the barrier after them).
+            if (tile - (kBuffers - 1) >= first_tile)
+                stage(tile - (kBuffers - 1), (buf + kBuffers - 1) % kBuffers);
+            else
+                copy_commit();
+            copy_wait<kBuffers - 1>();
             __syncthreads();
             T(&x_rows)[kTimes + 2 * H][kThreads] = x_stage[buf];
             T(&g_rows)[kTimes + H][kThreads] = g_stage[buf];
@@ -159,67 +194,77 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 6)
 #pragma unroll
                 for (int m = 0; m < H; ++m) heads[m] = 0.f;
             }
-            // dx(t) for the last H times of the row takes dfinal_states too.
+            // dx(t) for the last H times of the row takes dfinal_states too: only a row's last
+            // tiles test for it (the test and its load cost ~10 instructions a time).
             const T *dfinal = p.dfinal_states != nullptr && H > 0 && active && t0 + kTimes > seqlen - H
                                   ? static_cast<const T *>(p.dfinal_states) + (b * dim + c) * H
                                   : nullptr;
-            auto finish_dx = [&](int r, float acc) {
-                const int64_t k = t0 + r - (seqlen - H);
-                if (dfinal != nullptr && k >= 0 && t0 + r < seqlen) acc += to_float(dfinal[k]);
-                g_rows[r][tid] = from_float<T>(acc);
-            };
+            auto walk = [&](auto with_final) {
+                auto finish_dx = [&](int r, float acc) {
+                    if constexpr (decltype(with_final)::value) {
+                        const int64_t k = t0 + r - (seqlen - H);
+                        if (k >= 0 && t0 + r < seqlen) acc += to_float(dfinal[k]);
+                    }
+                    g_rows[r][tid] = from_float<T>(acc);
+                };
 
-            float dzh[kWidth];  // dz(t - H .. t)
-            float first[kHeads];
+                float dzh[kWidth];  // dz(t - H .. t)
+                float first[kHeads];
 #pragma unroll
-            for (int r = 0; r < kTimes; ++r) {
-                const float xt = to_float(x_rows[H + r][tid]);
-                float z = bias + taps[H] * xt;
+                for (int r = 0; r < kTimes; ++r) {
+                    const float xt = to_float(x_rows[H + r][tid]);
+                    float z = bias + taps[H] * xt;
 #pragma unroll
-                for (int k = 0; k < H; ++k) z += taps[k] * xh[k];
-                const float dz = to_float(g_rows[r][tid]) * activation_derivative<kSilu>(z);
+                    for (int k = 0; k < H; ++k) z += taps[k] * xh[k];
+                    const float dz = to_float(g_rows[r][tid]) * activation_derivative<kSilu>(z);
 #pragma unroll
-                for (int k = 0; k < H; ++k) sums[k] += dz * xh[k];
-                sums[H] += dz * xt;
-                sums[kWidth] += dz;
+                    for (int k = 0; k < H; ++k) sums[k] += dz * xh[k];
+                    sums[H] += dz * xt;
+                    sums[kWidth] += dz;
 #pragma unroll
-                for (int k = 0; k + 1 < H; ++k) xh[k] = xh[k + 1];
-                if constexpr (H > 0) xh[H - 1] = xt;
+                    for (int k = 0; k + 1 < H; ++k) xh[k] = xh[k + 1];
+                    if constexpr (H > 0) xh[H - 1] = xt;
 #pragma unroll
-                for (int k = 0; k < H; ++k) dzh[k] = dzh[k + 1];
-                dzh[H] = dz;
-                if (r < H) first[r] = dz;
-                if (r >= H) {  // dx(t - H) = sum_k w[k]·dz(t - k)
+                    for (int k = 0; k < H; ++k) dzh[k] = dzh[k + 1];
+                    dzh[H] = dz;
+                    if (r < H) first[r] = dz;
+                    if (r >= H) {  // dx(t - H) = sum_k w[k]·dz(t - k)
+                        float acc = 0.f;
+#pragma unroll
+                        for (int k = 0; k < kWidth; ++k) acc += taps[k] * dzh[H - k];
+                        finish_dx(r - H, acc);
+                    }
+                }
+                // The last H times: their sums reach into the head.
+#pragma unroll
+                for (int s = kTimes - H; s < kTimes; ++s) {
                     float acc = 0.f;
 #pragma unroll
-                    for (int k = 0; k < kWidth; ++k) acc += taps[k] * dzh[H - k];
-                    finish_dx(r - H, acc);
+                    for (int k = 0; k < kWidth; ++k) {
+                        const int u = s + H - k;  // dz(t0 + u)
+                        acc += taps[k] * (u < kTimes ? dzh[H - (kTimes - 1 - u)] : heads[u - kTimes]);
+                    }
+                    finish_dx(s, acc);
                 }
-            }
-            // The last H times: their sums reach into the head.
 #pragma unroll
-            for (int s = kTimes - H; s < kTimes; ++s) {
-                float acc = 0.f;
-#pragma unroll
-                for (int k = 0; k < kWidth; ++k) {
-                    const int u = s + H - k;  // dz(t0 + u)
-                    acc += taps[k] * (u < kTimes ? dzh[H - (kTimes - 1 - u)] : heads[u - kTimes]);
-                }
-                finish_dx(s, acc);
-            }
-#pragma unroll
-            for (int m = 0; m < H; ++m) heads[m] = first[m];  // the head of the tile before
+                for (int m = 0; m < H; ++m) heads[m] = first[m];  // the head of the tile before
+            };
+            if (dfinal != nullptr)
+                walk(std::true_type{});
+            else
+                walk(std::false_type{});
             __syncthreads();
 
-            for (int i = tid; i < kTimes * kVPR; i += kThreads) {
-                const int r = i / kVPR, v = i % kVPR;
-                const int64_t t = t0 + r, ch = c0 + (int64_t)v * E;
-                if (t < seqlen && ch < dim)
-                    *reinterpret_cast<uint4 *>(dx_base + row_offset + t * cp.x_seq_stride + ch) =
-                        *reinterpret_cast<const uint4 *>(&g_rows[r][v * E]);
+            T *dx_lane = dx_base + lane_offset + (t0 + first_row) * cp.x_seq_stride;
+#pragma unroll
+            for (int pass = 0; pass < kTimes / kRowsPerPass; ++pass) {
+                const int r = first_row + pass * kRowsPerPass;
+                if (lane_inside && t0 + r < seqlen)
+                    *reinterpret_cast<uint4 *>(dx_lane) = *reinterpret_cast<const uint4 *>(&g_rows[r][lane_vector * E]);
+                dx_lane += kRowsPerPass * cp.x_seq_stride;
             }
             __syncthreads();
-            buf ^= 1;
+            buf = (buf + 1) % kBuffers;
         }
         if (active) {
 #pragma unroll

@@ -1,0 +1,229 @@
+// Dev bench of the conv1d backward through its C entry points (hip/conv1d/backward*.hip):
+// channel-last f16 and bf16 with bias + SiLU and fp32 dweight/dbias, timed the library
+// bench's way (graph_timing.h: a graph of one backward per rotating set, 3 warm-up replays,
+// the median of 20), so that builds of two source trees can be compared in one device call.
+// Before timing it checks one odd shape with states (dim 136: a partial channel tile;
+// seqlen 203: a partial time tile) against a host double reference, prints the relative
+// norm errors of dx, dweight, dbias and dinitial_states, and for each timed shape the FNV
+// hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
+// the same arithmetic).
+// Build here (the backward's sources, each its own object), run on the GPU:
+//   for f in backward backward_channel_first backward_channel_last backward_channel_last_tiled \
+//            backward_generic; do nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA \
+//     -gencode arch=compute_90a,code=sm_90a -Ihip/include -Ihip/common -Ihip/conv1d \
+//     -c hip/conv1d/$f.hip -o $f.o; done
+//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Ihip/include -Ihip/common \
+//     -c scripts/dev/backward_bench.cu -o bench.o
+//   nvcc -gencode arch=compute_90a,code=sm_90a *.o -o backward_bench \
+//     -L$(dirname $(which nvcc))/../lib -cudart static
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "graph_timing.h"  // CK, graph_median_us
+#include "hipconv/conv1d.h"
+
+uint64_t fnv(const void *data, size_t bytes) {
+    uint64_t h = 1469598103934665603ull;
+    const uint8_t *b = static_cast<const uint8_t *>(data);
+    for (size_t i = 0; i < bytes; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+// A dtype's element type, name, host conversions and entry points.
+#define BENCH_DTYPE(Name, Element, suffix, to_f32, from_f32)                                          \
+    struct Name {                                                                                   \
+        using T = Element;                                                                          \
+        static constexpr const char *kName = #suffix;                                               \
+        static float get(T v) { return to_f32(v); }                                                \
+        static T put(float v) { return from_f32(v); }                                               \
+        static hipconv_status_t backward(const hipconv_conv1d_backward_params *p, cudaStream_t s) { \
+            return hipconv_conv1d_backward_##suffix(p, (hipconv_stream_t)s);                        \
+        }                                                                                           \
+        static hipconv_status_t workspace(const hipconv_conv1d_backward_params *p, int64_t *bytes) { \
+            return hipconv_conv1d_backward_workspace_##suffix(p, bytes);                            \
+        }                                                                                           \
+    };
+BENCH_DTYPE(F16, __half, f16, __half2float, __float2half)
+BENCH_DTYPE(BF16, __nv_bfloat16, bf16, __bfloat162float, __float2bfloat16)
+#undef BENCH_DTYPE
+
+// Values in [-scale, scale] from a hash of the index.
+template <typename T> __global__ void fill(T *out, size_t n, uint32_t seed, float scale) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+        out[i] = (T)(scale * ((h & 0xffff) / 32768.f - 1.f));
+    }
+}
+
+template <typename T> T *device_random(size_t n, uint32_t seed, float scale) {
+    T *d;
+    CK(cudaMalloc(&d, n * sizeof(T)));
+    fill<<<1024, 256>>>(d, n, seed, scale);
+    CK(cudaGetLastError());
+    return d;
+}
+
+template <typename T> std::vector<T> download(const T *d, size_t n) {
+    std::vector<T> h(n);
+    CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+// One problem's device buffers (channel-last), `sets` copies of x, dy and dx.
+template <typename Dt> struct Problem {
+    using T = typename Dt::T;
+    int B, D, L, K, sets;
+    bool states;
+    T *w, *bias, *initial = nullptr, *dfinal = nullptr, *dinitial = nullptr;
+    float *dweight, *dbias;
+    std::vector<T *> x, dy, dx;
+    void *workspace = nullptr;
+    int64_t workspace_bytes = 0;
+
+    Problem(int B_, int D_, int L_, int K_, int sets_, bool states_)
+        : B(B_), D(D_), L(L_), K(K_), sets(sets_), states(states_) {
+        const size_t n = (size_t)B * D * L;
+        w = device_random<T>((size_t)D * K, 11, 0.5f);
+        bias = device_random<T>(D, 12, 0.5f);
+        CK(cudaMalloc(&dweight, (size_t)D * K * 4));
+        CK(cudaMalloc(&dbias, (size_t)D * 4));
+        if (states) {
+            initial = device_random<T>((size_t)B * D * (K - 1), 13, 1.f);
+            dfinal = device_random<T>((size_t)B * D * (K - 1), 14, 1.f);
+            CK(cudaMalloc(&dinitial, (size_t)B * D * (K - 1) * sizeof(T)));
+        }
+        for (int s = 0; s < sets; ++s) {
+            x.push_back(device_random<T>(n, 100 + s, 1.f));
+            dy.push_back(device_random<T>(n, 200 + s, 1.f));
+            T *d;
+            CK(cudaMalloc(&d, n * sizeof(T)));
+            CK(cudaMemset(d, 0xff, n * sizeof(T)));  // NaN
+            dx.push_back(d);
+        }
+        hipconv_conv1d_backward_params p = params(0);
+        CK((cudaError_t)Dt::workspace(&p, &workspace_bytes));
+        if (workspace_bytes > 0) CK(cudaMalloc(&workspace, workspace_bytes));
+        CK(cudaDeviceSynchronize());
+    }
+
+    hipconv_conv1d_backward_params params(int s) const {
+        hipconv_conv1d_backward_params p{};
+        p.conv.x = x[s], p.conv.w = w, p.conv.bias = bias, p.conv.silu = 1;
+        p.conv.batch = B, p.conv.dim = D, p.conv.seqlen = L, p.conv.width = K;
+        p.conv.x_batch_stride = p.conv.y_batch_stride = (int64_t)D * L;
+        p.conv.x_dim_stride = p.conv.y_dim_stride = 1;
+        p.conv.x_seq_stride = p.conv.y_seq_stride = D;
+        p.conv.initial_states = initial;
+        p.dy = dy[s], p.dx = dx[s];
+        p.dfinal_states = dfinal, p.dinitial_states = dinitial;
+        p.dweight = dweight, p.dbias = dbias, p.dweight_f32 = 1, p.dbias_f32 = 1;
+        p.workspace = workspace, p.workspace_bytes = workspace_bytes;
+        return p;
+    }
+
+    void run(int s, cudaStream_t stream) const {
+        const hipconv_conv1d_backward_params p = params(s);
+        CK((cudaError_t)Dt::backward(&p, stream));
+    }
+};
+
+double rel_err(const std::vector<double> &got, const std::vector<double> &want) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < got.size(); ++i) num += (got[i] - want[i]) * (got[i] - want[i]), den += want[i] * want[i];
+    return std::sqrt(num / den);
+}
+
+// The odd shape with states against a host double reference.
+template <typename Dt> void check(cudaStream_t stream) {
+    using T = typename Dt::T;
+    const int B = 3, D = 136, L = 203, K = 4, H = K - 1;
+    Problem<Dt> pr(B, D, L, K, 1, true);
+    pr.run(0, stream);
+    CK(cudaStreamSynchronize(stream));
+    auto f = [](const std::vector<T> &v) {
+        std::vector<double> r(v.size());
+        for (size_t i = 0; i < v.size(); ++i) r[i] = Dt::get(v[i]);
+        return r;
+    };
+    const auto x = f(download(pr.x[0], (size_t)B * D * L)), dy = f(download(pr.dy[0], (size_t)B * D * L));
+    const auto w = f(download(pr.w, (size_t)D * K)), bias = f(download(pr.bias, D));
+    const auto initial = f(download(pr.initial, (size_t)B * D * H)), dfinal = f(download(pr.dfinal, (size_t)B * D * H));
+    std::vector<double> rdx(x.size()), rdw((size_t)D * K, 0), rdb(D, 0), rdi((size_t)B * D * H);
+    for (int b = 0; b < B; ++b)
+        for (int c = 0; c < D; ++c) {
+            auto xx = [&](int tau) {
+                return tau >= 0 ? x[((size_t)b * L + tau) * D + c] : initial[((size_t)b * D + c) * H + H + tau];
+            };
+            std::vector<double> dz(L);
+            for (int t = 0; t < L; ++t) {
+                double z = bias[c];
+                for (int k = 0; k < K; ++k) z += w[(size_t)c * K + k] * xx(t + k - H);
+                const double sg = 1 / (1 + std::exp(-z));
+                dz[t] = dy[((size_t)b * L + t) * D + c] * sg * (1 + z * (1 - sg));
+                for (int k = 0; k < K; ++k) rdw[(size_t)c * K + k] += dz[t] * xx(t + k - H);
+                rdb[c] += dz[t];
+            }
+            for (int tau = -H; tau < L; ++tau) {
+                double acc = 0;
+                for (int k = 0; k < K; ++k) {
+                    const int u = tau + H - k;
+                    if (u >= 0 && u < L) acc += w[(size_t)c * K + k] * dz[u];
+                }
+                if (tau - (L - H) >= 0) acc += dfinal[((size_t)b * D + c) * H + tau - (L - H)];
+                if (tau >= 0) rdx[((size_t)b * L + tau) * D + c] = acc;
+                else rdi[((size_t)b * D + c) * H + H + tau] = acc;
+            }
+        }
+    const auto gdw = download(pr.dweight, (size_t)D * K), gdb = download(pr.dbias, D);
+    printf("check %s (%d,%d,%d,%d) states: rel err dx %.2e dweight %.2e dbias %.2e dinitial %.2e\n", Dt::kName, B, D,
+           L, K, rel_err(f(download(pr.dx[0], x.size())), rdx),
+           rel_err(std::vector<double>(gdw.begin(), gdw.end()), rdw),
+           rel_err(std::vector<double>(gdb.begin(), gdb.end()), rdb), rel_err(f(download(pr.dinitial, rdi.size())), rdi));
+}
+
+template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t stream) {
+    using T = typename Dt::T;
+    const double set_bytes = 3.0 * B * D * L * sizeof(T);
+    const int sets = std::max(2, (int)std::ceil(150e6 / set_bytes));
+    Problem<Dt> pr(B, D, L, 4, sets, states);
+    uint64_t hashes[2][3];
+    for (int rep = 0; rep < 2; ++rep) {
+        pr.run(0, stream);
+        CK(cudaStreamSynchronize(stream));
+        hashes[rep][0] = fnv(download(pr.dx[0], (size_t)B * D * L).data(), (size_t)B * D * L * sizeof(T));
+        hashes[rep][1] = fnv(download(pr.dweight, (size_t)D * 4).data(), (size_t)D * 16);
+        hashes[rep][2] = fnv(download(pr.dbias, D).data(), (size_t)D * 4);
+    }
+    const double us = graph_median_us(stream, sets, 20, [&](int s) { pr.run(s, stream); });
+    printf("%-4s (%d,%d,%d,4) cl silu%s: %8.2f us  %6.1f GB/s  dx %016llx dw %016llx db %016llx %s\n", Dt::kName, B,
+           D, L, states ? " states" : "", us, set_bytes / us * 1e-3, (unsigned long long)hashes[0][0],
+           (unsigned long long)hashes[0][1], (unsigned long long)hashes[0][2],
+           memcmp(hashes[0], hashes[1], sizeof(hashes[0])) == 0 ? "deterministic" : "NOT DETERMINISTIC");
+    for (int s = 0; s < sets; ++s) {
+        CK(cudaFree(pr.x[s]));
+        CK(cudaFree(pr.dy[s]));
+        CK(cudaFree(pr.dx[s]));
+    }
+}
+
+int main() {
+    cudaStream_t stream;
+    CK(cudaStreamCreate(&stream));
+    check<F16>(stream);
+    check<BF16>(stream);
+    timed<F16>(8, 4096, 2048, false, stream);
+    timed<BF16>(8, 4096, 2048, false, stream);
+    timed<F16>(4, 5120, 4096, false, stream);
+    timed<BF16>(4, 5120, 4096, false, stream);
+    timed<F16>(8, 4096, 2048, true, stream);
+    timed<BF16>(8, 4096, 2048, true, stream);
+    return 0;
+}
