@@ -9,7 +9,7 @@ use common::backward::{self, check_dtype, run, Case, Inputs, Rows, With, DTYPES,
 use common::{devices, fresh_seed, gpu_device, Rng};
 use hipconv::conv1d::{reference, Activation, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Device, Element};
+use hipconv::{DType, Device, Element};
 
 const SEQLENS: [usize; 12] = [1, 2, 3, 7, 8, 9, 255, 1023, 1024, 1025, 2047, 2049];
 const DIMS: [usize; 7] = [1, 3, 8, 9, 63, 64, 65];
@@ -141,6 +141,24 @@ fn channel_last_runs_of_tiles_carry_their_heads() {
     let mut rng = Rng::new(fresh_seed("channel_last_runs_of_tiles_carry_their_heads"));
     if let Some(device) = gpu_device("channel_last_runs_of_tiles_carry_their_heads") {
         check_every_dtype_with_all(&device, Layout::ChannelLast, &[(Shape::new(8, 4096, 1100, 4), true)], &mut rng);
+    }
+}
+
+#[test]
+fn channel_last_blocks_past_the_grid_cap_walk_several_runs() {
+    // 65536 rows of 17 channel groups, one time each: 1 114 112 runs, more than the grid's
+    // 2^20 blocks, so some blocks of backward_channel_last_tiled.hip walk a second run and
+    // restage their buffers after the first (f16, bf16). GPU only.
+    let mut rng = Rng::new(fresh_seed("channel_last_blocks_past_the_grid_cap_walk_several_runs"));
+    if let Some(device) = gpu_device("channel_last_blocks_past_the_grid_cap_walk_several_runs") {
+        let case = Case {
+            rows: Rows::batch(Shape::new(65536, 2176, 1, 4)),
+            layout: Layout::ChannelLast,
+            silu: true,
+            with: With::ALL,
+        };
+        check_dtype(DType::F16, &device, &case, &mut rng);
+        check_dtype(DType::BF16, &device, &case, &mut rng);
     }
 }
 

@@ -253,6 +253,19 @@ fn fused_gemm_pipelines_strips_of_several_tiles() {
 }
 
 #[test]
+fn small_problems_with_more_rows_than_a_grid_axis_holds() {
+    // Channel-last small problems run on a grid whose z axis is the batch row, which holds
+    // at most 65535: a larger batch of short rows takes the flat kernel instead.
+    let mut rng = Rng::new(fresh_seed("small_problems_with_more_rows_than_a_grid_axis_holds"));
+    for device in devices("small_problems_with_more_rows_than_a_grid_axis_holds") {
+        let shape = Shape::new(70_000, 16, 3, 4);
+        let case = Case::new(shape, Algorithm::Direct, Layout::ChannelLast, true);
+        assert_accurate::<f16>(&device, case, &mut rng);
+        assert_accurate::<f32>(&device, case, &mut rng);
+    }
+}
+
+#[test]
 fn tensors_past_2_pow_31_elements_are_addressed_in_64_bits() {
     // 2 x 32768 x 32800 = 2 149 580 800 elements (> 2^31) per tensor, 4.3 GB each in f16:
     // every offset past 2^31 must be computed in 64 bits. Inputs follow a hashed pattern so

@@ -8,14 +8,14 @@
  *
  * A tile is kTimes rows of kThreads channels of one batch row, staged in shared memory
  * with 16-byte copies (cp.async on sm_80+) into one of kBuffers buffers, so the copies of
- * the kBuffers-1 tiles after the one being walked are in flight; thread i walks channel
- * c0 + i down the tile's times in registers and writes dx back into the dy rows it has
- * consumed, and the block stores them with 16-byte stores:
+ * the kBuffers-1 tiles after the one being walked are in flight (one barrier a tile); thread
+ * i walks channel c0 + i down the tile's times in registers and stores its dx straight to
+ * global memory (a wave's 32 channels: 64 contiguous bytes a row in 16-bit):
  *
  *   x rows   t0-H .. t0+kTimes-1   (+ H more after, for a recomputed head)
- *   dy rows  t0 .. t0+kTimes-1     (+ H more after)       then dx in place of dy
+ *   dy rows  t0 .. t0+kTimes-1     (+ H more after)
  *                 channel c0 .. c0+kThreads-1 across, 16-byte vectors; thread i copies
- *                 and stores vector i % (kThreads/E) of rows i / (kThreads/E), + E, ...
+ *                 vector i % (kThreads/E) of rows i / (kThreads/E), + E, ...
  *
  *   per thread, t = t0 .. t0+kTimes-1:  dz(t) = dy(t)·act'(z(t)),  z from x(t-H .. t)
  *                                       dx(t-H) = sum_k w[k]·dz(t-k)
@@ -32,7 +32,10 @@
  * Measured on an H100 (docs/PERFORMANCE.md, thirtieth session), (8,4096,2048,4) f16 with
  * bias + SiLU: 16 times × 3 buffers at 7 blocks an SM 166 us; 32 × 2 at 6 (the earlier
  * shape) 178; 16 × 2 at 8: 176; 24 × 2 at 7: 172; 32 × 3 at 4: 173; 16 × 4 at 5: 165
- * (but 204 against 197 at (4,5120,4096,4)); 12 × 3 at 8: 169; 8 × 4 at 8: 182.
+ * (but 204 against 197 at (4,5120,4096,4)); 12 × 3 at 8: 169; 8 × 4 at 8: 182 (dx then
+ * went back through the dy rows and out in 16-byte stores, three barriers a tile). dx
+ * stored straight from the walk, one barrier a tile: 160 against 162-166 us, (4,5120,4096,4)
+ * 194 against 197; one barrier fewer with dx still staged: level.
  */
 #include "backward.h"
 #include "block_copy.h"
@@ -78,9 +81,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kBuffers = Shape::kBuffers;
     constexpr int kRowsPerPass = kThreads / kVPR;  // rows one pass of the block's copies covers
-    static_assert(kTimes % kRowsPerPass == 0, "the dx stores cover a tile in whole passes");
     __shared__ __align__(16) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
-    __shared__ __align__(16) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r), then dx(t0 + r)
+    __shared__ __align__(16) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r)
 
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t seqlen = cp.seqlen;
@@ -164,13 +166,15 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             const int64_t t0 = tile * kTimes;
             const bool row_end = tile == row_tiles - 1;
             const bool recompute = recomputes(tile);
-            // The buffer walked last (its block-wide reads ended at the barrier after them).
+            // This tile's copies have landed (the next kBuffers-2 tiles' may still be in flight)
+            // and every thread is done with the tile before, whose buffer then takes the copies
+            // of the tile kBuffers-1 ahead.
+            copy_wait<kBuffers - 2>();
+            __syncthreads();
             if (tile - (kBuffers - 1) >= first_tile)
                 stage(tile - (kBuffers - 1), (buf + kBuffers - 1) % kBuffers);
             else
                 copy_commit();
-            copy_wait<kBuffers - 1>();
-            __syncthreads();
             T(&x_rows)[kTimes + 2 * H][kThreads] = x_stage[buf];
             T(&g_rows)[kTimes + H][kThreads] = g_stage[buf];
 
@@ -194,8 +198,10 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #pragma unroll
                 for (int m = 0; m < H; ++m) heads[m] = 0.f;
             }
-            // dx(t) for the last H times of the row takes dfinal_states too: only a row's last
-            // tiles test for it (the test and its load cost ~10 instructions a time).
+            // A row's last tiles (holding its last H times, whose dx takes dfinal_states too, or
+            // running past seqlen) take the walk that tests each time; the others store every
+            // dx untested (the tests and the load cost ~10 instructions a time).
+            T *dx_thread = dx_base + row_offset + t0 * cp.x_seq_stride + c;  // dx(t0), this channel
             const T *dfinal = p.dfinal_states != nullptr && H > 0 && active && t0 + kTimes > seqlen - H
                                   ? static_cast<const T *>(p.dfinal_states) + (b * dim + c) * H
                                   : nullptr;
@@ -203,9 +209,11 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
                 auto finish_dx = [&](int r, float acc) {
                     if constexpr (decltype(with_final)::value) {
                         const int64_t k = t0 + r - (seqlen - H);
-                        if (k >= 0 && t0 + r < seqlen) acc += to_float(dfinal[k]);
+                        if (dfinal != nullptr && k >= 0 && t0 + r < seqlen) acc += to_float(dfinal[k]);
+                        if (active && t0 + r < seqlen) dx_thread[r * cp.x_seq_stride] = from_float<T>(acc);
+                    } else {
+                        if (active) dx_thread[r * cp.x_seq_stride] = from_float<T>(acc);
                     }
-                    g_rows[r][tid] = from_float<T>(acc);
                 };
 
                 float dzh[kWidth];  // dz(t - H .. t)
@@ -249,23 +257,15 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #pragma unroll
                 for (int m = 0; m < H; ++m) heads[m] = first[m];  // the head of the tile before
             };
-            if (dfinal != nullptr)
+            if (dfinal != nullptr || t0 + kTimes > seqlen)
                 walk(std::true_type{});
             else
                 walk(std::false_type{});
-            __syncthreads();
-
-            T *dx_lane = dx_base + lane_offset + (t0 + first_row) * cp.x_seq_stride;
-#pragma unroll
-            for (int pass = 0; pass < kTimes / kRowsPerPass; ++pass) {
-                const int r = first_row + pass * kRowsPerPass;
-                if (lane_inside && t0 + r < seqlen)
-                    *reinterpret_cast<uint4 *>(dx_lane) = *reinterpret_cast<const uint4 *>(&g_rows[r][lane_vector * E]);
-                dx_lane += kRowsPerPass * cp.x_seq_stride;
-            }
-            __syncthreads();
             buf = (buf + 1) % kBuffers;
         }
+        // Every thread done with the run's last tile before the next run's copies reuse its
+        // buffers (a grid capped at kMaxGridBlocks walks several runs a block).
+        __syncthreads();
         if (active) {
 #pragma unroll
             for (int k = 0; k <= kWidth; ++k) partials[partial_index(b * runs + run, dim, c, kWidth, k)] = sums[k];
@@ -288,9 +288,9 @@ int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
     return best;
 }
 
-std::atomic<int64_t> resident_cache[kMaxCachedDevices];  // f16's, the one dtype compiled
-
-template <typename T> int64_t resident(std::atomic<int64_t> (&cache)[kMaxCachedDevices]) {
+// Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype).
+template <typename T> int64_t resident() {
+    static std::atomic<int64_t> cache[kMaxCachedDevices];
     int64_t blocks = 0;
     if (resident_blocks(conv1d_backward_channel_last_tiled_kernel<T, 4, true>, kThreads, cache, &blocks) != hipSuccess ||
         blocks < 1)
@@ -306,7 +306,7 @@ struct Runs {
 template <typename T> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
     const int64_t row_tiles = ceil_div(p.conv.seqlen, TileShape<T>::kTimes);
     const int64_t streams = p.conv.batch * ceil_div(p.conv.dim, kThreads);
-    const int64_t runs = runs_per_row(streams, row_tiles, resident<T>(resident_cache));
+    const int64_t runs = runs_per_row(streams, row_tiles, resident<T>());
     const int64_t run_tiles = ceil_div(row_tiles, runs);
     return {ceil_div(row_tiles, run_tiles), run_tiles};
 }

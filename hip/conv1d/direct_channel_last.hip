@@ -192,7 +192,7 @@ template <typename T, int kWidth> hipconv_status_t launch_small(const hipconv_co
     const int across = groups < kThreads ? groups : kThreads;
     const dim3 block((unsigned)across, (unsigned)(kThreads / across));
     const dim3 grid((unsigned)ceil_div(groups, block.x), (unsigned)ceil_div(p.seqlen, block.y), (unsigned)p.batch);
-    if (grid.y > kMaxGridRows) return launch_pack<T, kWidth, kVec, kStepSmall>(p, stream);
+    if (grid.y > kMaxGridRows || grid.z > kMaxGridRows) return launch_pack<T, kWidth, kVec, kStepSmall>(p, stream);
     return with_silu(p.silu != 0, [&](auto silu) {
         return launch_chained(conv1d_direct_channel_last_small_kernel<T, kWidth, kVec, decltype(silu)::value>, grid,
                               block, 0, stream, p);
@@ -209,8 +209,7 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
     // Small problems: short single steps, so more threads share one round of loads.
     const bool small = (int64_t)p.batch * p.dim * p.seqlen < (1 << 22);
     if (!vectors) return launch_pack<T, kWidth, 1, kStepLarge>(p, stream);
-    if (small && p.batch <= kMaxGridRows) return launch_small<T, kWidth>(p, stream);
-    if (small) return launch_pack<T, kWidth, Vec16<T>::kCount, kStepSmall>(p, stream);
+    if (small) return launch_small<T, kWidth>(p, stream);
     return (int64_t)p.batch * p.dim * p.seqlen < kMidElements ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream)
                                                                : launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
 }

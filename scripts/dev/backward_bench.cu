@@ -1,5 +1,6 @@
 // Dev bench of the conv1d backward through its C entry points (hip/conv1d/backward*.hip):
-// channel-last f16 and bf16 with bias + SiLU and fp32 dweight/dbias, timed the library
+// channel-last f16 and bf16 (or, with the argument "cf", channel-first f16 and f32) with
+// bias + SiLU and fp32 dweight/dbias, timed the library
 // bench's way (graph_timing.h: a graph of one backward per rotating set, 3 warm-up replays,
 // the median of 20), so that builds of two source trees can be compared in one device call.
 // Before timing it checks one odd shape with states (dim 136: a partial channel tile;
@@ -52,6 +53,8 @@ uint64_t fnv(const void *data, size_t bytes) {
     };
 BENCH_DTYPE(F16, __half, f16, __half2float, __float2half)
 BENCH_DTYPE(BF16, __nv_bfloat16, bf16, __bfloat162float, __float2bfloat16)
+inline float same(float v) { return v; }
+BENCH_DTYPE(F32, float, f32, same, same)
 #undef BENCH_DTYPE
 
 // Values in [-scale, scale] from a hash of the index.
@@ -81,15 +84,15 @@ template <typename T> std::vector<T> download(const T *d, size_t n) {
 template <typename Dt> struct Problem {
     using T = typename Dt::T;
     int B, D, L, K, sets;
-    bool states;
+    bool states, last;
     T *w, *bias, *initial = nullptr, *dfinal = nullptr, *dinitial = nullptr;
     float *dweight, *dbias;
     std::vector<T *> x, dy, dx;
     void *workspace = nullptr;
     int64_t workspace_bytes = 0;
 
-    Problem(int B_, int D_, int L_, int K_, int sets_, bool states_)
-        : B(B_), D(D_), L(L_), K(K_), sets(sets_), states(states_) {
+    Problem(int B_, int D_, int L_, int K_, int sets_, bool states_, bool last_ = true)
+        : B(B_), D(D_), L(L_), K(K_), sets(sets_), states(states_), last(last_) {
         const size_t n = (size_t)B * D * L;
         w = device_random<T>((size_t)D * K, 11, 0.5f);
         bias = device_random<T>(D, 12, 0.5f);
@@ -119,8 +122,8 @@ template <typename Dt> struct Problem {
         p.conv.x = x[s], p.conv.w = w, p.conv.bias = bias, p.conv.silu = 1;
         p.conv.batch = B, p.conv.dim = D, p.conv.seqlen = L, p.conv.width = K;
         p.conv.x_batch_stride = p.conv.y_batch_stride = (int64_t)D * L;
-        p.conv.x_dim_stride = p.conv.y_dim_stride = 1;
-        p.conv.x_seq_stride = p.conv.y_seq_stride = D;
+        p.conv.x_dim_stride = p.conv.y_dim_stride = last ? 1 : L;
+        p.conv.x_seq_stride = p.conv.y_seq_stride = last ? D : 1;
         p.conv.initial_states = initial;
         p.dy = dy[s], p.dx = dx[s];
         p.dfinal_states = dfinal, p.dinitial_states = dinitial;
@@ -189,11 +192,11 @@ template <typename Dt> void check(cudaStream_t stream) {
            rel_err(std::vector<double>(gdb.begin(), gdb.end()), rdb), rel_err(f(download(pr.dinitial, rdi.size())), rdi));
 }
 
-template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t stream) {
+template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t stream, bool last = true) {
     using T = typename Dt::T;
     const double set_bytes = 3.0 * B * D * L * sizeof(T);
     const int sets = std::max(2, (int)std::ceil(150e6 / set_bytes));
-    Problem<Dt> pr(B, D, L, 4, sets, states);
+    Problem<Dt> pr(B, D, L, 4, sets, states, last);
     uint64_t hashes[2][3];
     for (int rep = 0; rep < 2; ++rep) {
         pr.run(0, stream);
@@ -203,8 +206,8 @@ template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t
         hashes[rep][2] = fnv(download(pr.dbias, D).data(), (size_t)D * 4);
     }
     const double us = graph_median_us(stream, sets, 20, [&](int s) { pr.run(s, stream); });
-    printf("%-4s (%d,%d,%d,4) cl silu%s: %8.2f us  %6.1f GB/s  dx %016llx dw %016llx db %016llx %s\n", Dt::kName, B,
-           D, L, states ? " states" : "", us, set_bytes / us * 1e-3, (unsigned long long)hashes[0][0],
+    printf("%-4s (%d,%d,%d,4) %s silu%s: %8.2f us  %6.1f GB/s  dx %016llx dw %016llx db %016llx %s\n", Dt::kName, B,
+           D, L, last ? "cl" : "cf", states ? " states" : "", us, set_bytes / us * 1e-3, (unsigned long long)hashes[0][0],
            (unsigned long long)hashes[0][1], (unsigned long long)hashes[0][2],
            memcmp(hashes[0], hashes[1], sizeof(hashes[0])) == 0 ? "deterministic" : "NOT DETERMINISTIC");
     for (int s = 0; s < sets; ++s) {
@@ -214,9 +217,17 @@ template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t
     }
 }
 
-int main() {
+// Arguments: none, the channel-last cases; "cf", the channel-first model shapes instead.
+int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
+    if (argc > 1 && strcmp(argv[1], "cf") == 0) {
+        timed<F16>(8, 4096, 2048, false, stream, false);
+        timed<F32>(8, 4096, 2048, false, stream, false);
+        timed<F16>(4, 5120, 4096, false, stream, false);
+        timed<F32>(4, 5120, 4096, false, stream, false);
+        return 0;
+    }
     check<F16>(stream);
     check<BF16>(stream);
     timed<F16>(8, 4096, 2048, false, stream);
