@@ -11,7 +11,7 @@
  *                  batches): dz into the workspace, then dx and the partials from it
  * Each path leaves per-tile partials of dweight and dbias in the workspace,
  *   partials [tiles, dim, width+1] fp32   (entry width: the bias),
- * which backward.hip sums over the tiles in order (no atomics: deterministic); a path that
+ * which backward.hip sums over the tiles in a fixed order (no atomics: deterministic); a path that
  * sums each channel whole in one block reports 0 tiles and writes dweight and dbias itself
  * (store_parameter_gradient). Then backward.hip runs the states pass for dinitial_states.
  */

@@ -1,5 +1,5 @@
 // Dev bench of the conv1d backward through its C entry points (hip/conv1d/backward*.hip):
-// channel-last f16 and bf16 (or, with the argument "cf", channel-first f16 and f32) with
+// channel-last f16, bf16 and f32 (or, with the argument "cf", channel-first f16 and f32) with
 // bias + SiLU and fp32 dweight/dbias, timed the library
 // bench's way (graph_timing.h: a graph of one backward per rotating set, 3 warm-up replays,
 // the median of 20), so that builds of two source trees can be compared in one device call.
@@ -229,11 +229,14 @@ int main(int argc, char **argv) {
     }
     check<F16>(stream);
     check<BF16>(stream);
+    check<F32>(stream);
     timed<F16>(8, 4096, 2048, false, stream);
     timed<BF16>(8, 4096, 2048, false, stream);
     timed<F16>(4, 5120, 4096, false, stream);
     timed<BF16>(4, 5120, 4096, false, stream);
     timed<F16>(8, 4096, 2048, true, stream);
     timed<BF16>(8, 4096, 2048, true, stream);
+    timed<F32>(8, 4096, 2048, false, stream);
+    timed<F32>(4, 5120, 4096, false, stream);
     return 0;
 }
