@@ -283,13 +283,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     }
 }
 
-// The resident blocks of the width-4 kernel with SiLU; the runtime is asked once per device.
-std::atomic<int64_t> resident_cache[3][kMaxCachedDevices];
 constexpr int64_t kFallbackResident = 132 * 8;  // where the runtime cannot say
 
+// Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype, as
+// in backward_channel_last_tiled.hip).
 template <typename T> int64_t resident() {
-    std::atomic<int64_t>(&cache)[kMaxCachedDevices] =
-        resident_cache[sizeof(T) == 4 ? 2 : std::is_same<T, __half>::value ? 0 : 1];
+    static std::atomic<int64_t> cache[kMaxCachedDevices];
     int64_t blocks = 0;
     if (resident_blocks(conv1d_backward_channel_first_kernel<T, 4, true>, kThreads, cache, &blocks) != hipSuccess ||
         blocks < 1)
