@@ -3,8 +3,9 @@
 // bias + SiLU and fp32 dweight/dbias, timed the library
 // bench's way (graph_timing.h: a graph of one backward per rotating set, 3 warm-up replays,
 // the median of 20), so that builds of two source trees can be compared in one device call.
-// Before timing it checks one odd shape with states (dim 136: a partial channel tile;
-// seqlen 203: a partial time tile) against a host double reference, prints the relative
+// Before timing it checks shapes with states against a host double reference (channel-last:
+// one per dtype, dim 136 a partial channel tile, seqlen 203 a partial time tile; "cf": five,
+// listed in main), prints the relative
 // norm errors of dx, dweight, dbias and dinitial_states, and for each timed shape the FNV
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
 // the same arithmetic).
@@ -143,11 +144,14 @@ double rel_err(const std::vector<double> &got, const std::vector<double> &want) 
     return std::sqrt(num / den);
 }
 
-// The odd shape with states against a host double reference.
-template <typename Dt> void check(cudaStream_t stream) {
+// A shape with states against a host double reference, in either layout.
+template <typename Dt> void check(cudaStream_t stream, int B = 3, int D = 136, int L = 203, bool last = true) {
     using T = typename Dt::T;
-    const int B = 3, D = 136, L = 203, K = 4, H = K - 1;
-    Problem<Dt> pr(B, D, L, K, 1, true);
+    const int K = 4, H = K - 1;
+    Problem<Dt> pr(B, D, L, K, 1, true, last);
+    auto at = [&](int b, int t, int c) {
+        return last ? ((size_t)b * L + t) * D + c : ((size_t)b * D + c) * L + t;
+    };
     pr.run(0, stream);
     CK(cudaStreamSynchronize(stream));
     auto f = [](const std::vector<T> &v) {
@@ -162,14 +166,14 @@ template <typename Dt> void check(cudaStream_t stream) {
     for (int b = 0; b < B; ++b)
         for (int c = 0; c < D; ++c) {
             auto xx = [&](int tau) {
-                return tau >= 0 ? x[((size_t)b * L + tau) * D + c] : initial[((size_t)b * D + c) * H + H + tau];
+                return tau >= 0 ? x[at(b, tau, c)] : initial[((size_t)b * D + c) * H + H + tau];
             };
             std::vector<double> dz(L);
             for (int t = 0; t < L; ++t) {
                 double z = bias[c];
                 for (int k = 0; k < K; ++k) z += w[(size_t)c * K + k] * xx(t + k - H);
                 const double sg = 1 / (1 + std::exp(-z));
-                dz[t] = dy[((size_t)b * L + t) * D + c] * sg * (1 + z * (1 - sg));
+                dz[t] = dy[at(b, t, c)] * sg * (1 + z * (1 - sg));
                 for (int k = 0; k < K; ++k) rdw[(size_t)c * K + k] += dz[t] * xx(t + k - H);
                 rdb[c] += dz[t];
             }
@@ -180,13 +184,13 @@ template <typename Dt> void check(cudaStream_t stream) {
                     if (u >= 0 && u < L) acc += w[(size_t)c * K + k] * dz[u];
                 }
                 if (tau - (L - H) >= 0) acc += dfinal[((size_t)b * D + c) * H + tau - (L - H)];
-                if (tau >= 0) rdx[((size_t)b * L + tau) * D + c] = acc;
+                if (tau >= 0) rdx[at(b, tau, c)] = acc;
                 else rdi[((size_t)b * D + c) * H + H + tau] = acc;
             }
         }
     const auto gdw = download(pr.dweight, (size_t)D * K), gdb = download(pr.dbias, D);
-    printf("check %s (%d,%d,%d,%d) states: rel err dx %.2e dweight %.2e dbias %.2e dinitial %.2e\n", Dt::kName, B, D,
-           L, K, rel_err(f(download(pr.dx[0], x.size())), rdx),
+    printf("check %s %s (%d,%d,%d,%d) states: rel err dx %.2e dweight %.2e dbias %.2e dinitial %.2e\n", Dt::kName,
+           last ? "cl" : "cf", B, D, L, K, rel_err(f(download(pr.dx[0], x.size())), rdx),
            rel_err(std::vector<double>(gdw.begin(), gdw.end()), rdw),
            rel_err(std::vector<double>(gdb.begin(), gdb.end()), rdb), rel_err(f(download(pr.dinitial, rdi.size())), rdi));
 }
@@ -221,6 +225,14 @@ int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
     if (argc > 1 && strcmp(argv[1], "cf") == 0) {
+        // Channel-first checks: channels split into pieces with partials (dims 136 and 40;
+        // rows of several tiles, a partial last one), and whole-channel walks over rows of
+        // 777 times (not a whole number of 16-byte vectors: element loads where unaligned).
+        check<F16>(stream, 3, 136, 203, false);
+        check<F32>(stream, 3, 136, 203, false);
+        check<F32>(stream, 2, 40, 2100, false);
+        check<F16>(stream, 5, 2200, 777, false);
+        check<F32>(stream, 5, 2200, 777, false);
         timed<F16>(8, 4096, 2048, false, stream, false);
         timed<F32>(8, 4096, 2048, false, stream, false);
         timed<F16>(4, 5120, 4096, false, stream, false);
