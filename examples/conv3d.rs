@@ -93,13 +93,29 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// How `algorithm` lays the work out for this shape.
-fn launch_configuration(s: &Shape, algorithm: Algorithm, gpu: bool) -> String {
+fn launch_configuration(s: &Shape, algorithm: Algorithm, layout: Layout, gpu: bool) -> String {
     let m = s.output_positions();
     let gemm = format!("{} group(s) x GEMM [m {m} x n {} x k {}]", s.groups, s.cout_per_group(), s.taps());
     let on = if gpu { "" } else { " (host backend: the same decomposition on CPU threads)" };
+    // Tiled's direct kernels for 3x3 taps on h and w (stride and dilation 1 there) and at most
+    // 9 (input channel, kernel depth) slabs: direct_slabs.hip (NCDHW), direct_staged.hip (other layouts).
+    let slab_kernels = s.kernel[1..] == [3, 3]
+        && s.stride[1..] == [1, 1]
+        && s.dilation[1..] == [1, 1]
+        && s.cin_per_group() * s.kernel[0] <= 9;
     match algorithm {
         Algorithm::Naive => format!("one thread per output: {} threads, {} taps each{on}", s.y_len(), s.taps()),
         // hip/conv3d/tiled.hip takes its direct path for few taps, its shared-memory path otherwise.
+        Algorithm::Tiled if s.cout_per_group() <= 16 && slab_kernels && layout == Layout::Ncdhw => format!(
+            "tiled, direct path (register slabs): a thread per 2 output rows x up to 8 channels, all its inputs \
+             loaded at once, taps staged in shared memory; {} outputs{on}",
+            s.y_len()
+        ),
+        Algorithm::Tiled if s.cout_per_group() <= 16 && slab_kernels => format!(
+            "tiled, direct path (staged strip): a block per 16 x 32 output tile x up to 8 channels, its strip of x \
+             and the taps staged in shared memory, a thread per 4 columns x 4 channels; {} outputs{on}",
+            s.y_len()
+        ),
         Algorithm::Tiled if s.taps() <= 128 && s.cout_per_group() <= 16 => format!(
             "tiled, direct path: a thread per 2 output rows x up to 8 channels, taps staged in shared memory; {} outputs{on}",
             s.y_len()
@@ -142,7 +158,7 @@ fn run<T: Element>(args: &Args, device: &Device) -> hipconv::Result<bool> {
         let mut conv = Conv3d::<T>::new(device, s, options)?;
         let ran = conv.options().algorithm;
         println!("\n== {algorithm}{}", if algorithm == ran { String::new() } else { format!(" -> {ran}") });
-        println!("launch: {}", launch_configuration(&s, ran, device.is_gpu()));
+        println!("launch: {}", launch_configuration(&s, ran, args.layout, device.is_gpu()));
         let mut y = device.upload(&stream, &vec![T::from_f32(f32::NAN); s.y_len()])?;
         // The f64 reference runs on one host thread: past REFERENCE_MAX_MACS it would take minutes.
         let macs = s.y_len() as f64 * s.taps() as f64;

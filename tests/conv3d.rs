@@ -93,6 +93,12 @@ fn cases() -> Vec<(Shape, bool)> {
             true,
         ),
         (Shape::new(1, 3, 16, [3, 6, 5], [3, 3, 3]).padding(sym([1, 2, 0])), false),
+        // Tiled's staged-strip kernel (the layouts the register-slab kernel leaves: NDHWC):
+        // partial 16 x 32 output tiles on h and w, 12 channels (a whole and a half chunk of 8,
+        // y stored through shared memory in 4-channel vectors); then 6 channels (y element by
+        // element in NDHWC), padding 0 on h, and a single column tile.
+        (Shape::new(2, 3, 12, [4, 19, 35], [3, 3, 3]).padding(sym([1, 1, 1])), true),
+        (Shape::new(1, 2, 6, [3, 17, 29], [3, 3, 3]).padding(sym([1, 0, 1])), false),
     ]
 }
 
@@ -340,7 +346,8 @@ fn f32_stays_f32_accurate_over_long_reductions() {
 fn every_kernel_path_once_for_the_sanitizers() {
     // One small case per kernel path, so that compute-sanitizer's racecheck (which slows
     // shared-memory kernels by orders of magnitude) covers them all in seconds: Tiled's
-    // direct path (few taps; its register-slab kernel with 9 and 3 slabs) and shared-memory
+    // direct path (few taps; its register-slab kernel with 9 and 3 slabs in NCDHW, its
+    // staged-strip kernel with 8 and 3 output channels in NDHWC) and shared-memory
     // path, ImplicitGemm's tap-run path (cin_g a
     // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
     // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths

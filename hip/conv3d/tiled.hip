@@ -31,8 +31,10 @@
  *
  * Register-slab kernel (direct_slabs.hip) first: where the taps are 3x3 on h and w with
  * stride and dilation 1 there, cin_g * kernel[0] <= 9, x's w stride 1 and no initial frames
- * (the seed's NCDHW shape), every slab's inputs are loaded at once; the kernel below takes
- * the rest.
+ * (the seed's NCDHW shape), every slab's inputs are loaded at once. Then the staged-strip
+ * kernel (direct_staged.hip) for the same taps in any other layout (the seed's NDHWC shape:
+ * a block stages its strip of x in shared memory, coalesced, and stores y through it). The
+ * kernel below takes the rest (initial frames, other kernels, more slabs).
  *
  * Variants: kDirect3x3UnitW (3x3 taps on h, w with stride and dilation 1 there, x's w stride
  * 1: one address per row, the columns as immediate offsets), kDirect3x3 (the same with any
@@ -86,6 +88,7 @@ namespace hipconv {
 
 template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_params &p, hipStream_t stream);
 template <typename T> bool try_conv3d_direct_slabs(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
+template <typename T> bool try_conv3d_direct_staged(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
 
 namespace {
 
@@ -721,6 +724,7 @@ template <typename T> bool try_direct(const hipconv_conv3d_params &p, hipStream_
     const int64_t taps_g = cin_g * p.kernel[0] * p.kernel[1] * p.kernel[2];
     if (taps_g > kDirectMaxTaps || cout_g > kDirectMaxCout) return false;
     if (try_conv3d_direct_slabs<T>(p, stream, status)) return true;
+    if (try_conv3d_direct_staged<T>(p, stream, status)) return true;
     DirectGeometry g;
     if (cout_g > 4) {
         if (!direct_geometry<T, 8>(p, g)) return false;

@@ -4,13 +4,15 @@
 // over K rotating (x, y) sets past the L2, 3 warm-up replays, median of 50 timed / K), and
 // a check of every case against a host double reference (relative norm error, NaN-poisoned
 // outputs; the NCDHW cases with few slabs run Tiled's register-slab kernel, direct_slabs.hip,
-// the others its ping-pong direct kernel). The library's bench is the number of record; this
+// the NDHWC ones its staged-strip kernel, direct_staged.hip, and those with initial frames
+// its ping-pong direct kernel). Cases whose name starts with "seed" are timed; a second
+// argument runs only the cases whose name contains it (for ncu). The library's bench is the number of record; this
 // compares variants within one device call. Build here, one binary per variant (SRC: a folder holding the hip/ tree to
 // measure), and run on the GPU:
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //     -I$SRC/hip/include -I$SRC/hip/common -I$SRC/hip/conv3d -x cu scripts/dev/conv3d_seed_bench.cu \
 //     -x cu $SRC/hip/conv3d/tiled.hip -x cu $SRC/hip/conv3d/naive.hip -x cu $SRC/hip/conv3d/direct_slabs.hip \
-//     -o seed_bench -L$(dirname $(which nvcc))/../lib -cudart static
+//     -x cu $SRC/hip/conv3d/direct_staged.hip -o seed_bench -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -128,9 +130,12 @@ static double run_case(const Case &k, bool time, double *us) {
 
 int main(int argc, char **argv) {
     const char *label = argc > 1 ? argv[1] : "variant";
+    const char *only = argc > 2 ? argv[2] : nullptr;  // run only the cases whose name contains it (for ncu)
     const Case cases[] = {
         {"seed ncdhw", 1, 3, 8, 16, 64, 64, 3, 1, {1, 1, 1}, false, false, false, false},
         {"seed ndhwc", 1, 3, 8, 16, 64, 64, 3, 1, {1, 1, 1}, true, false, false, false},
+        {"seed-like ndhwc 16 ch 112^2", 2, 3, 16, 8, 112, 112, 3, 1, {1, 1, 1}, true, false, true, true},
+        {"seed-like ncdhw 16 ch 112^2", 2, 3, 16, 8, 112, 112, 3, 1, {1, 1, 1}, false, false, true, true},
         {"odd ncdhw bias silu", 2, 3, 7, 5, 9, 13, 3, 1, {1, 1, 1}, false, false, true, true},
         {"odd ndhwc groups", 1, 4, 12, 6, 7, 19, 3, 2, {1, 0, 1}, true, false, true, false},
         {"causal frames ncdhw", 1, 2, 16, 5, 11, 17, 3, 1, {2, 1, 1}, false, true, false, false},
@@ -141,9 +146,15 @@ int main(int argc, char **argv) {
         {"ncdhw cin 1 cout 3", 2, 1, 3, 7, 10, 33, 3, 1, {1, 1, 1}, false, false, true, true},
         {"ncdhw kd 1 cin 9", 1, 9, 16, 3, 5, 40, 1, 1, {0, 1, 1}, false, false, true, false},
         {"ncdhw pad 2", 1, 2, 5, 4, 6, 9, 3, 1, {2, 2, 2}, false, false, true, true},
+        {"ndhwc pad 2", 1, 2, 5, 4, 6, 9, 3, 1, {2, 2, 2}, true, false, false, false},
+        {"ndhwc cout 16 w 70", 1, 3, 16, 5, 20, 70, 3, 1, {1, 1, 1}, true, false, true, false},
+        {"ncdhw cout 16 w 70", 1, 3, 16, 5, 20, 70, 3, 1, {1, 1, 1}, false, false, true, true},
+        {"ndhwc cout 3 h 17 silu", 2, 2, 3, 4, 17, 33, 3, 1, {1, 1, 1}, true, false, true, true},
+        {"ndhwc cin 9 kd 1 h 33", 1, 9, 8, 2, 33, 31, 1, 1, {0, 1, 1}, true, false, false, true},
     };
     bool ok = true;
     for (const Case &k : cases) {
+        if (only != nullptr && strstr(k.name, only) == nullptr) continue;
         const bool time = strncmp(k.name, "seed", 4) == 0;
         double us = 0;
         const double err = run_case(k, time, &us);
