@@ -220,12 +220,7 @@ template <typename T, int kCout> bool slab_args(const hipconv_conv3d_params &p, 
     const int64_t x_h = tall ? p.x_stride[3] : 0;
     if (x_h < 0 || (conv3d::axis_span(x_h, p.in[1]) + p.in[2]) * (int64_t)sizeof(T) > INT32_MAX) return false;
     // 32-bit tap offsets of one output channel (non-negative strides).
-    for (int axis = 1; axis < conv3d::kTensorAxes; ++axis)
-        if (p.w_stride[axis] < 0) return false;
-    if (conv3d::axis_span(p.w_stride[1], (int32_t)cin_g) + conv3d::axis_span(p.w_stride[2], p.kernel[0]) +
-            conv3d::axis_span(p.w_stride[3], 3) + conv3d::axis_span(p.w_stride[4], 3) >
-        INT32_MAX)
-        return false;
+    if (!conv3d::channel_taps_fit_int32(p)) return false;
     // 32-bit channel offsets in y (non-negative channel stride).
     if (p.y_stride[1] < 0 || conv3d::axis_span(p.y_stride[1] * (int64_t)sizeof(T), kCout) > INT32_MAX) return false;
     const int64_t row_pairs = ceil_div(p.out[1], kRows);
@@ -249,11 +244,10 @@ template <typename T, int kCout> bool slab_args(const hipconv_conv3d_params &p, 
     for (int axis = 0; axis < conv3d::kTensorAxes; ++axis) a.y_stride[axis] = p.y_stride[axis];
     a.y_h = p.y_stride[3] * (int64_t)sizeof(T);
     a.y_c = (uint32_t)(p.y_stride[1] * (int64_t)sizeof(T));
+    conv3d::slab_planes<T>(p, a.slabs, a.depth, a.x_plane);
     for (int s = 0; s < a.slabs; ++s) {
         const int ci = s / p.kernel[0], kd = s % p.kernel[0];
-        a.depth[s] = kd * p.dilation[0];
         a.w_tap[s] = (int)(ci * p.w_stride[1] + kd * p.w_stride[2]);
-        a.x_plane[s] = (ci * p.x_stride[1] + (int64_t)a.depth[s] * p.x_stride[2]) * (int64_t)sizeof(T);
     }
     return true;
 }

@@ -51,7 +51,7 @@
 #include "geometry.h"
 #include "hipconv/conv3d.h"
 #include "launch.h"
-#include "packed.h"
+#include "store_vector.h"
 
 namespace hipconv {
 
@@ -93,18 +93,6 @@ struct StagedArgs {
 constexpr int kNoVector = 0;       // element by element
 constexpr int kColumnsVector = 1;  // a channel's 4 columns are one aligned vector (w stride 1)
 constexpr int kChannelsVector = 2;  // a column's 4 channels are one aligned vector (c stride 1)
-
-// Four fp32 values rounded to T and stored as one 4 * sizeof(T)-byte vector at `at` (aligned).
-template <typename T> __device__ inline void store_four(T *at, float v0, float v1, float v2, float v3) {
-    if constexpr (sizeof(T) == 4) {
-        *reinterpret_cast<float4 *>(at) = make_float4(v0, v1, v2, v3);
-    } else {
-        // Bit operations, not an array of T (an array is a stack slot on AMD).
-        const uint2 bits = make_uint2(float_to_bits(T(), v0) | float_to_bits(T(), v1) << 16,
-                                      float_to_bits(T(), v2) | float_to_bits(T(), v3) << 16);
-        *reinterpret_cast<uint2 *>(at) = bits;
-    }
-}
 
 // NVIDIA: 2 blocks per SM at 256 threads (a register cap of 128).
 template <typename T, int kHalves>
@@ -265,7 +253,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direc
         for (int k = 0; k < kChunks / kThreads; ++k) {
             if (oh_tile + row0 + k * kChunkRows >= a.out_h) break;
             const float4 out = *reinterpret_cast<const float4 *>(tile_c + k * (tile_word(kChunkRows, 0) - tile_word(0, 0)));
-            store_four(y_c + k * kChunkRows * a.y_stride[3], out.x, out.y, out.z, out.w);
+            const float channels[kThreadCout] = {out.x, out.y, out.z, out.w};
+            conv3d::store_vector<T, kThreadCout>(y_c + k * kChunkRows * a.y_stride[3], channels);
         }
         return;
     }
@@ -277,9 +266,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direc
         if (a.y_vector == kColumnsVector && whole_cols) {
 #pragma unroll
             for (int j = 0; j < kThreadCout; ++j)
-                if (co + j < a.cout_g)
-                    store_four(y + j * a.y_stride[1], activate<kSilu>(acc[0][j]), activate<kSilu>(acc[1][j]),
-                               activate<kSilu>(acc[2][j]), activate<kSilu>(acc[3][j]));
+                if (co + j < a.cout_g) {
+                    T *y_j = y + j * a.y_stride[1];  // before the SiLU math (after it: 4 more s_nop on gfx940)
+                    const float columns[kThreadCols] = {activate<kSilu>(acc[0][j]), activate<kSilu>(acc[1][j]),
+                                                        activate<kSilu>(acc[2][j]), activate<kSilu>(acc[3][j])};
+                    conv3d::store_vector<T, kThreadCols>(y_j, columns);
+                }
         } else {
 #pragma unroll
             for (int c = 0; c < kThreadCols; ++c)
@@ -314,12 +306,7 @@ template <typename T, int kHalves> bool staged_args(const hipconv_conv3d_params 
     if (x_h < 0 || x_w < 0 ||
         (conv3d::axis_span(x_h, p.in[1]) + conv3d::axis_span(x_w, p.in[2])) * (int64_t)sizeof(T) > INT32_MAX)
         return false;
-    for (int axis = 1; axis < conv3d::kTensorAxes; ++axis)
-        if (p.w_stride[axis] < 0) return false;
-    if (conv3d::axis_span(p.w_stride[1], (int32_t)cin_g) + conv3d::axis_span(p.w_stride[2], p.kernel[0]) +
-            conv3d::axis_span(p.w_stride[3], 3) + conv3d::axis_span(p.w_stride[4], 3) >
-        INT32_MAX)
-        return false;
+    if (!conv3d::channel_taps_fit_int32(p)) return false;
     const int64_t tiles_w = ceil_div(p.out[2], kTileCols), tiles_h = ceil_div(p.out[1], kTileRows);
     const int64_t cout_chunks = ceil_div(cout_g, kThreadCout * kHalves);
     if (tiles_h * tiles_w > INT32_MAX || (int64_t)p.batch * p.out[0] > 65535 || p.groups * cout_chunks > 65535) return false;
@@ -341,11 +328,7 @@ template <typename T, int kHalves> bool staged_args(const hipconv_conv3d_params 
     a.x_n = p.x_stride[0], a.x_c = p.x_stride[1], a.x_d = p.x_stride[2];
     a.w_co = p.w_stride[0];
     for (int axis = 0; axis < conv3d::kTensorAxes; ++axis) a.y_stride[axis] = p.y_stride[axis];
-    for (int s = 0; s < a.slabs; ++s) {
-        const int ci = s / p.kernel[0], kd = s % p.kernel[0];
-        a.depth[s] = kd * p.dilation[0];
-        a.x_plane[s] = (ci * p.x_stride[1] + (int64_t)a.depth[s] * p.x_stride[2]) * (int64_t)sizeof(T);
-    }
+    conv3d::slab_planes<T>(p, a.slabs, a.depth, a.x_plane);
     return true;
 }
 

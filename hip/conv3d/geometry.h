@@ -2,7 +2,8 @@
  * conv3d geometry shared by the family's kernels (hip/include/hipconv/conv3d.h has the
  * contract): tensor offsets through per-axis element strides, the input element an output
  * tap reads (zero padding, or the previous chunk's frames before depth 0), output-position
- * decomposition, and the launchers' common argument check.
+ * decomposition, the launchers' common argument check, and the host-side pieces the
+ * direct kernels' argument blocks share (32-bit tap offsets, the per-slab plane table).
  */
 #pragma once
 
@@ -99,6 +100,32 @@ inline int64_t axis_span(int64_t stride, int32_t extent) {
     if (extent <= 1) return 0;
     const uint64_t s = stride < 0 ? 0 - (uint64_t)stride : (uint64_t)stride;
     return s >= kPast ? (int64_t)kPast : (int64_t)std::min<uint64_t>(s * (uint64_t)(extent - 1), kPast);
+}
+
+// Whether w's tap strides are non-negative and every tap offset of one output channel,
+// ci * w_stride[1] + kd * w_stride[2] + kh * w_stride[3] + kw * w_stride[4], fits int32: the
+// 32-bit tap offsets of the register-slab and staged-strip kernels (direct_slabs.hip,
+// direct_staged.hip).
+inline bool channel_taps_fit_int32(const hipconv_conv3d_params &p) {
+    for (int axis = 1; axis < kTensorAxes; ++axis)
+        if (p.w_stride[axis] < 0) return false;
+    return axis_span(p.w_stride[1], p.cin / p.groups) + axis_span(p.w_stride[2], p.kernel[0]) +
+               axis_span(p.w_stride[3], p.kernel[1]) + axis_span(p.w_stride[4], p.kernel[2]) <=
+           INT32_MAX;
+}
+
+// The per-slab table of the same two kernels: for slab s = (ci, kd) of a group, ci = s /
+// kernel[0] and kd = s % kernel[0], s < slabs <= kMax, its depth offset kd * dilation[0]
+// and its plane's byte offset from depth 0 of the group's first channel in x,
+// (ci * x_stride[1] + depth * x_stride[2]) * sizeof(T). Entries past `slabs` are left as
+// they are.
+template <typename T, int kMax>
+inline void slab_planes(const hipconv_conv3d_params &p, int slabs, int (&depth)[kMax], int64_t (&x_plane)[kMax]) {
+    for (int s = 0; s < slabs; ++s) {
+        const int ci = s / p.kernel[0], kd = s % p.kernel[0];
+        depth[s] = kd * p.dilation[0];
+        x_plane[s] = (ci * p.x_stride[1] + (int64_t)depth[s] * p.x_stride[2]) * (int64_t)sizeof(T);
+    }
 }
 
 // The launchers' own check of what every kernel relies on (the Rust side checks the rest

@@ -83,6 +83,7 @@
 #include "geometry.h"
 #include "hipconv/conv3d.h"
 #include "launch.h"
+#include "store_vector.h"
 
 namespace hipconv {
 
@@ -372,30 +373,6 @@ struct DirectGeometry {
     int64_t blocks;        // ceil(positions / kDirectThreads): the grid's x items
 };
 
-// kCout consecutive channels of y (stride 1, aligned to min(16, kCout*sizeof(T)) bytes), in
-// 16-byte (or 8-byte) stores.
-template <typename T, int kCout> __device__ inline void store_channels(T *at, const float (&v)[kCout]) {
-    constexpr int kBytes = kCout * (int)sizeof(T);
-    static_assert(kBytes % 8 == 0, "whole 8-byte words");
-    uint32_t bits[kBytes / 4];
-#pragma unroll
-    for (int k = 0; k < kBytes / 4; ++k) {
-        if constexpr (sizeof(T) == 4) {
-            bits[k] = __float_as_uint(v[k]);
-        } else {
-            const T half[2] = {from_float<T>(v[2 * k]), from_float<T>(v[2 * k + 1])};
-            __builtin_memcpy(&bits[k], half, 4);
-        }
-    }
-    if constexpr (kBytes % 16 == 0) {
-#pragma unroll
-        for (int q = 0; q < kBytes / 16; ++q)
-            reinterpret_cast<uint4 *>(at)[q] = make_uint4(bits[4 * q], bits[4 * q + 1], bits[4 * q + 2], bits[4 * q + 3]);
-    } else {
-        *reinterpret_cast<uint2 *>(at) = make_uint2(bits[0], bits[1]);
-    }
-}
-
 // The kR x kC input patch of one (ci, kd) plane at the element offsets `off` (32-bit, within the
 // plane), zero where `mask` (bit r*kC + c) is clear or the plane reads zero (plane == nullptr).
 template <typename T, int kR, int kC>
@@ -652,7 +629,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kDirectThreads, 3)
 #pragma unroll
                 for (int j = 0; j < kCout; ++j) out[j] = activate_fast(acc[rr][j], silu);
                 if (g.y_vector) {
-                    store_channels<T, kCout>(y_at, out);
+                    conv3d::store_vector<T, kCout>(y_at, out);
                 } else {
 #pragma unroll
                     for (int j = 0; j < kCout; ++j)
