@@ -40,7 +40,10 @@
 # 2. The streaming conv1d kernels (hip/conv1d/direct_channel_first.hip,
 #    direct_channel_last.hip, direct_wide_channel_first.hip, direct_wide_channel_last.hip,
 #    direct_window_channel_last.hip, update.hip) keep everything in registers and, except
-#    where listed below, move data in 16-byte accesses; so do the
+#    where listed below, move data in 16-byte accesses (direct_channel_last.hip's
+#    small-problem kernel reads and writes one 4-byte word of channels a lane by design,
+#    128 contiguous bytes a warp instruction, its taps in 16-byte loads; the file's other
+#    kernels carry the object's 16-byte loads and stores); so do the
 #    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip, and on
 #    NVIDIA only direct_toeplitz_rows_channel_last.hip, listed in streaming_nvidia), whose
 #    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in

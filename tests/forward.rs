@@ -111,6 +111,16 @@ fn edge_shapes() -> Vec<Shape> {
         // row boundary inside a vector whose row also starts within the history.
         (2, 6, 9, 4),
         (3, 5, 5, 4),
+        // Channel-last's word kernel (4 times of one 4-byte word of channels a thread):
+        // more words than one block of 128 across (264 and 1032 f16 channels = 132 and 516
+        // words, 136 f32), and rows that end inside a thread's 4 times.
+        (3, 264, 37, 4),
+        (2, 136, 6, 3),
+        (1, 1032, 3, 2),
+        // ... and past 2^22 elements (8 times a thread in 16-bit, 4 in f32), a partial step,
+        // in blocks of 128 words across and of 32 (16-bit) or 64 (f32) words by 4 or 2 steps.
+        (2, 1024, 2051, 4),
+        (1, 64, 65601, 3),
     ]
     .into_iter()
     .map(|(b, d, s, w)| Shape::new(b, d, s, w))

@@ -20,16 +20,24 @@
  * access, any strides) otherwise. Either way neighbouring lanes touch neighbouring
  * channels, so each row access of a wave is one contiguous span. The taps and biases of
  * the group stay in registers in their storage type (16-byte loads) and are widened at use.
+ * Small aligned problems, and those below kMidElements whose words fill whole blocks, take
+ * kVec = 4 / sizeof(T) instead (the word kernel: one 4-byte word, 2 16-bit channels or 1
+ * f32, a lane): a lane's taps are then one 16-byte vector at width 4, and a wave's tap load
+ * one contiguous 512-byte span, where lanes of 16-byte packs load 4 vectors each, 64 bytes
+ * apart from their neighbours' (a wave's 4 tap loads touching 16-32 cache lines). In the
+ * one-round kernel of small problems those scattered tap loads were what set the time:
+ * with every lane reading the same taps the seed shape ran 0.1-0.15 us faster (H100), and
+ * the word kernel runs as fast as that.
  * SiLU is a template argument (activation.h): with a runtime flag every output's SiLU
  * chain sat in its own branch, and 16-bit bias+SiLU rows ran at 78-81% of copy instead of
  * 94-96% (H100, docs/PERFORMANCE.md).
  *
- * Launch: kThreads threads, one thread per (batch, step of kStep times, channel group),
- * channel group fastest; kStep = kStepLarge rows (kStepMid below kMidElements), or
- * kStepSmall for small problems (more threads share one round of loads: the shortest
- * latency). Small problems with 16-byte packs take a three-axis grid instead of a flat
- * one (channel groups × times × batch rows, blocks of min(groups, kThreads) groups by the
- * times that fill kThreads), which spares each thread two divisions before its loads.
+ * Launch: kThreads threads. The pack kernels: a flat grid, one thread per (batch, step of
+ * kStep times, channel group), channel group fastest, kStep = kStepLarge. The word kernel:
+ * a three-axis grid (channel words × steps of kStep times × batch rows, blocks of
+ * min(words, kThreads) words by the steps that fill kThreads), which spares each thread
+ * two divisions before its loads; kStep = kWordStepSmall below kSmallElements (one round
+ * of loads), kWordStepMid<T> above.
  * Launches are chained (dependent_launch.h): every block first waits for the kernels
  * before it in the stream, then lets the next launch, so back-to-back launches overlap
  * their starts and the boundary pass that follows a forward with states or a packed batch
@@ -50,12 +58,21 @@ namespace hipconv {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kStepLarge = 8;  // rows per thread
-constexpr int kStepMid = 4;    // the same below kMidElements
-constexpr int kStepSmall = 1;  // the same for small problems
-// Below this many elements, 4 rows per thread: twice the threads of 8 and a shorter last
-// wave (16-bit (4,2048,2048,4) 25.75 -> 25.5 us, H100; f32 the same, docs/PERFORMANCE.md).
+constexpr int kStepLarge = 8;  // rows per thread of 16-byte packs
+constexpr int kStepMid = 4;    // the same below kMidElements where the word kernel does not run
+// Aligned rows below this many elements take the word kernel (one 4-byte word of channels
+// a thread: 2 16-bit channels or 1 f32; past kSmallElements where the words fill whole
+// blocks, else 16-byte packs of kStepMid rows), past it the 16-byte packs of kStepLarge rows.
 constexpr int64_t kMidElements = int64_t(1) << 25;
+// The word kernel's rows per thread (H100, docs/PERFORMANCE.md): below kSmallElements 4
+// (seed shape f16 / f32 1.63 / 1.69 us, against 1.60 / 1.72 at 2 rows and 1.64 / 1.75 at
+// 8), above it 8 in 16-bit and 4 in f32 ((4,2048,2048,4) f16 25.1-25.3 us at 8, 25.6 at 4,
+// 25.5-25.7 for 16-byte packs of 4; f32 46.9-47.2 at 4, 47.5 at 8; (1,64,65536,4) f16 7.6
+// against 8.0 for the packs).
+constexpr int64_t kSmallElements = int64_t(1) << 22;
+constexpr int kWordStepSmall = 4;
+template <typename T> constexpr int kWordStepMid = sizeof(T) == 2 ? 8 : 4;
+template <typename T> constexpr int kWordVec = 4 / (int)sizeof(T);  // channels a word
 constexpr int kMaxGridRows = 65535;  // the grid's y and z limit
 
 // kVec consecutive channels of one row: one 16-byte access ...
@@ -66,6 +83,14 @@ template <typename T, int kVec> struct ChannelPack {
         raw = inside ? *reinterpret_cast<const uint4 *>(src) : make_uint4(0, 0, 0, 0);
     }
     __device__ float get(int i) const { return unpack<T>(raw, i); }
+};
+
+// ... or two 16-bit elements, one 4-byte access ...
+template <typename T> struct ChannelPack<T, 2> {
+    static_assert(sizeof(T) == 2, "a pair is one 4-byte word of 16-bit elements");
+    uint32_t raw;
+    __device__ void load(const T *src, bool inside) { raw = inside ? *reinterpret_cast<const uint32_t *>(src) : 0u; }
+    __device__ float get(int i) const { return bits_to_float(T(), raw, i); }
 };
 
 // ... or one element.
@@ -100,6 +125,8 @@ template <typename T, int kCount> struct TapPack<T, kCount, false> {
 template <typename T, int kVec> __device__ inline void store_pack(T *dst, const float *v) {
     if constexpr (kVec * sizeof(T) == 16) {
         *reinterpret_cast<uint4 *>(dst) = pack<T>(v);
+    } else if constexpr (kVec == 2) {
+        *reinterpret_cast<uint32_t *>(dst) = float_to_bits(T(), v[0]) | float_to_bits(T(), v[1]) << 16;
     } else {
         *dst = from_float<T>(v[0]);
     }
@@ -107,7 +134,7 @@ template <typename T, int kVec> __device__ inline void store_pack(T *dst, const 
 
 // One thread's work: channels c0 .. c0+kVec-1 of batch row b at times t_begin ..
 // t_begin+kStep-1 (those before seqlen).
-template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
+template <typename T, int kWidth, int kVec, int kStep, bool kSilu, bool kAlignedTaps = (kVec != 1)>
 __device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int t_begin, int c0) {
     constexpr int kHistory = kWidth - 1;
     // x and y at (b, t_begin, c0); t_begin < seqlen.
@@ -124,8 +151,8 @@ __device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int 
     for (int j = 0; j < kStep; ++j) rows[kHistory + j].load(x + j * p.x_seq_stride, j == 0 || t_begin + j < p.seqlen);
 #pragma unroll
     for (int r = 0; r < kHistory; ++r) rows[r].load(x - (kHistory - r) * p.x_seq_stride, t_begin >= kHistory - r);
-    // (Vector loads only with kVec > 1: the element path does not check w's alignment.)
-    TapPack<T, kVec * kWidth, kVec != 1 && kVec * kWidth * sizeof(T) % 16 == 0> taps;
+    // (Vector loads only where kAlignedTaps: the element path does not check w's alignment.)
+    TapPack<T, kVec * kWidth, kAlignedTaps && kVec * kWidth * sizeof(T) % 16 == 0> taps;
     taps.load(static_cast<const T *>(p.w) + (int64_t)c0 * kWidth);
     TapPack<T, kVec> biases;
     if (bias != nullptr) biases.load(bias + c0);
@@ -158,17 +185,20 @@ __global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hi
                                                  (int)by_group.remainder * kVec);
 }
 
-// Small problems, one time per thread: the grid's axes are the channel groups (x), times
-// (y) and batch rows (z), so a thread finds its place without the two divisions and the
-// 64-bit index arithmetic of the flat kernel above (about 190 of its 220 instructions
-// before the first load, sm_90), where one round of loads is the whole kernel.
-template <typename T, int kWidth, int kVec, bool kSilu>
-__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_small_kernel(hipconv_conv1d_params p) {
+// The word kernel, kStep times of one 4-byte word of channels per thread: the grid's axes
+// are the words (x), steps of times (y) and batch rows (z), so a thread finds its place
+// without the two divisions and the 64-bit index arithmetic of the flat kernel above (about
+// 190 of its 220 instructions before the first load, sm_90), where for small problems one
+// round of loads is the whole kernel. The launcher has checked the 16-byte alignment of the
+// rows, w and bias, so the taps load as vectors (kAlignedTaps).
+template <typename T, int kWidth, int kStep, bool kSilu>
+__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_words_kernel(hipconv_conv1d_params p) {
     begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
-    const int group = blockIdx.x * blockDim.x + threadIdx.x;
-    const int t = blockIdx.y * blockDim.y + threadIdx.y;
-    if (group >= p.dim / kVec || t >= p.seqlen) return;
-    convolve_rows<T, kWidth, kVec, 1, kSilu>(p, (int)blockIdx.z, t, group * kVec);
+    constexpr int kVec = kWordVec<T>;
+    const int word = blockIdx.x * blockDim.x + threadIdx.x;
+    const int t = (blockIdx.y * blockDim.y + threadIdx.y) * kStep;
+    if (word >= p.dim / kVec || t >= p.seqlen) return;
+    convolve_rows<T, kWidth, kVec, kStep, kSilu, true>(p, (int)blockIdx.z, t, word * kVec);
 }
 
 template <typename T, int kWidth, int kVec, int kStep>
@@ -184,17 +214,19 @@ hipconv_status_t launch_pack(const hipconv_conv1d_params &p, hipStream_t stream)
     });
 }
 
-// The small kernel: blocks of `groups` (at most kThreads) channel groups by as many times
-// as fill kThreads threads.
-template <typename T, int kWidth> hipconv_status_t launch_small(const hipconv_conv1d_params &p, hipStream_t stream) {
-    constexpr int kVec = Vec16<T>::kCount;
-    const int groups = p.dim / kVec;
-    const int across = groups < kThreads ? groups : kThreads;
+// The word kernel: blocks of `words` (at most kThreads) channel words by as many steps of
+// kStep times as fill kThreads threads.
+template <typename T, int kWidth, int kStep>
+hipconv_status_t launch_words(const hipconv_conv1d_params &p, hipStream_t stream) {
+    const int words = p.dim / kWordVec<T>;
+    const int across = words < kThreads ? words : kThreads;
     const dim3 block((unsigned)across, (unsigned)(kThreads / across));
-    const dim3 grid((unsigned)ceil_div(groups, block.x), (unsigned)ceil_div(p.seqlen, block.y), (unsigned)p.batch);
-    if (grid.y > kMaxGridRows || grid.z > kMaxGridRows) return launch_pack<T, kWidth, kVec, kStepSmall>(p, stream);
+    const dim3 grid((unsigned)ceil_div(words, block.x), (unsigned)ceil_div(p.seqlen, block.y * kStep),
+                    (unsigned)p.batch);
+    if (grid.y > kMaxGridRows || grid.z > kMaxGridRows)
+        return launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream);
     return with_silu(p.silu != 0, [&](auto silu) {
-        return launch_chained(conv1d_direct_channel_last_small_kernel<T, kWidth, kVec, decltype(silu)::value>, grid,
+        return launch_chained(conv1d_direct_channel_last_words_kernel<T, kWidth, kStep, decltype(silu)::value>, grid,
                               block, 0, stream, p);
     });
 }
@@ -206,12 +238,19 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
                                                     p.seqlen) &&
                          (reinterpret_cast<uintptr_t>(p.w) & 15) == 0 &&
                          (reinterpret_cast<uintptr_t>(p.bias) & 15) == 0;
-    // Small problems: short single steps, so more threads share one round of loads.
-    const bool small = (int64_t)p.batch * p.dim * p.seqlen < (1 << 22);
+    const int64_t elements = (int64_t)p.batch * p.dim * p.seqlen;
     if (!vectors) return launch_pack<T, kWidth, 1, kStepLarge>(p, stream);
-    if (small) return launch_small<T, kWidth>(p, stream);
-    return (int64_t)p.batch * p.dim * p.seqlen < kMidElements ? launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream)
-                                                               : launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
+    if (elements < kSmallElements) return launch_words<T, kWidth, kWordStepSmall>(p, stream);
+    // Mid sizes: the word kernel only where its words fill whole blocks ((7,776,1000,2) f16,
+    // 388 words in 4 blocks of 128: 9.8 us against 9.6 for the packs, H100), else the packs
+    // of kStepMid rows.
+    if (elements < kMidElements) {
+        const int words = p.dim / kWordVec<T>;
+        const bool whole_blocks = words <= kThreads ? kThreads % words == 0 : words % kThreads == 0;
+        return whole_blocks ? launch_words<T, kWidth, kWordStepMid<T>>(p, stream)
+                            : launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream);
+    }
+    return launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 // computed from that step's input as read back ("ok" within 1e-3 for f16, 1e-5 for f32).
 // Arguments: none, every case; "forward", the forward cases; "seed", the seed shape's
 // (for nsys); "profile", one plain launch of the seed shape's forward per dtype and layout
-// (for ncu -k regex:conv1d_direct).
+// (for ncu -k regex:conv1d_direct); "timeline", in a build of scripts/dev/timeline_build.sh
+// only, when each block of the seed shape's chained forwards starts and ends inside the
+// replayed graph (scripts/dev/timeline.h).
 // Build here (each .hip its own object: their anonymous namespaces share names), run on the GPU:
 //   for f in direct_channel_first direct_channel_last; do
 //     nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
@@ -32,6 +34,9 @@
 #include "direct_paths.h"
 #include "graph_timing.h"  // CK, graph_median_us
 #include "update.hip"
+#ifdef TIMELINE_DEFINE
+#include "timeline.h"
+#endif
 using namespace hipconv;
 
 template <typename T> float h2f(T v);
@@ -245,6 +250,85 @@ void profile_seed(cudaStream_t s) {
         }
 }
 
+#ifdef TIMELINE_DEFINE
+// The seed shape's forward, one layout and dtype, in a graph of `sets` chained launches over
+// rotating sets: per launch (median over the launches of 5 replays) the release (first
+// block's start after the wait), the spread of block starts, the span to the last block's
+// end, the gap from that end to the next launch's release, and the blocks' own cycles.
+template <typename T> void timeline_case(const char *name, bool last, cudaStream_t s) {
+    const int B = 1, D = 64, L = 2048, K = 4;
+    const size_t n = (size_t)B * D * L;
+    T *w = upload(random_values<T>((size_t)D * K, 7, 0.5f));
+    hipconv_conv1d_params p = forward_params(B, D, L, K, last, w);
+    const int sets = rotating_sets(2.0 * n * sizeof(T));
+    std::vector<T *> xs(sets), ys(sets);
+    for (int r = 0; r < sets; ++r) {
+        xs[r] = upload(random_values<T>(n, 3, 1.f));
+        CK(cudaMalloc(&ys[r], n * sizeof(T)));
+    }
+    const double us = graph_median_us(s, sets, 20, [&](int r) {
+        p.x = xs[r], p.y = ys[r];
+        CK((cudaError_t)forward<T>(p, last, s));
+    });
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    for (int r = 0; r < sets; ++r) {
+        p.x = xs[r], p.y = ys[r];
+        CK((cudaError_t)forward<T>(p, last, s));
+    }
+    CK(cudaStreamEndCapture(s, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, s));
+    std::vector<double> release, spread, span, gap, period, first_end, cycles;
+    bool ordered = true;
+    unsigned blocks_per_launch = 0;
+    for (int replay = 0; replay < 5; ++replay) {
+        const unsigned zero = 0;
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpyToSymbol(g_timeline_count, &zero, sizeof(zero)));
+        CK(cudaGraphLaunch(exec, s));
+        CK(cudaStreamSynchronize(s));
+        unsigned count = 0;
+        CK(cudaMemcpyFromSymbol(&count, g_timeline_count, sizeof(count)));
+        std::vector<TimelineRecord> rec(count);
+        CK(cudaMemcpyFromSymbol(rec.data(), g_timeline, count * sizeof(TimelineRecord)));
+        std::sort(rec.begin(), rec.end(), [](const TimelineRecord &a, const TimelineRecord &b) { return a.start < b.start; });
+        blocks_per_launch = count / sets;
+        std::vector<double> rel(sets), end(sets);
+        for (int l = 0; l < sets; ++l) {
+            unsigned long long lo = ~0ull, hi_start = 0, lo_end = ~0ull, hi = 0;
+            for (unsigned b = 0; b < blocks_per_launch; ++b) {
+                const TimelineRecord &r = rec[(size_t)l * blocks_per_launch + b];
+                lo = std::min(lo, r.start), hi_start = std::max(hi_start, r.start);
+                lo_end = std::min(lo_end, r.end), hi = std::max(hi, r.end);
+                cycles.push_back((double)r.cycles);
+            }
+            rel[l] = (double)lo, end[l] = (double)hi;
+            if (l > 0 && lo < end[l - 1] - 0.5) ordered = false;
+            if (l > 0 && l + 1 < sets) {
+                spread.push_back((double)(hi_start - lo));
+                span.push_back((double)(hi - lo));
+                first_end.push_back((double)(lo_end - lo));
+            }
+        }
+        for (int l = 1; l + 1 < sets; ++l) gap.push_back(rel[l + 1] - end[l]), period.push_back(rel[l + 1] - rel[l]);
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    printf("timeline %-4s %-13s %d launches x %u blocks: %.3f us/launch (events); ns: period %.0f, release spread "
+           "%.0f, first block end %.0f, span %.0f, gap %.0f; block cycles %.0f%s\n",
+           name, last ? "channel_last" : "channel_first", sets, blocks_per_launch, us, median(period), median(spread),
+           median(first_end), median(span), median(gap), median(cycles), ordered ? "" : " (launches overlap)");
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
+    for (int r = 0; r < sets; ++r) { CK(cudaFree(xs[r])); CK(cudaFree(ys[r])); }
+    CK(cudaFree(w));
+}
+#endif
+
 // argv[1] = "forward": the forward cases only; "profile": profile_seed only.
 int main(int argc, char **argv) {
     const bool updates = !(argc > 1 && std::string(argv[1]) == "forward");
@@ -252,6 +336,19 @@ int main(int argc, char **argv) {
         profile_seed(0);
         return 0;
     }
+#ifdef TIMELINE_DEFINE
+    if (argc > 1 && std::string(argv[1]) == "timeline") {  // the seed shape's timelines (timeline_build.sh)
+        cudaStream_t s;
+        CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        for (int round = 0; round < 2; ++round)
+            for (bool last : {false, true}) {
+                timeline_case<__half>("f16", last, s);
+                timeline_case<float>("f32", last, s);
+            }
+        CK(cudaStreamDestroy(s));
+        return 0;
+    }
+#endif
     if (argc > 1 && std::string(argv[1]) == "seed") {  // the seed shape's forward cases only (for nsys)
         cudaStream_t s;
         CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -275,6 +372,13 @@ int main(int argc, char **argv) {
         forward_case<__half>("f16", 3, 100, 1001, 3, last, s);  // odd sizes: the tail paths
         forward_case<__half>("f16", 2, 2000, 37, 4, last, s);   // channel groups past 128
         forward_case<float>("f32", 5, 12, 3001, 2, last, s);
+        // Mid sizes (2^22 .. 2^25 elements): channel-last's word kernel at 8 (16-bit) or 4
+        // (f32) rows a thread.
+        forward_case<__half>("f16", 2, 1024, 4096, 4, last, s);
+        forward_case<float>("f32", 16, 512, 1024, 3, last, s);
+        forward_case<__half>("f16", 7, 776, 1000, 2, last, s);
+        forward_case<__half>("f16", 1, 64, 65536, 4, last, s);
+        forward_case<float>("f32", 1, 64, 65536, 4, last, s);
     }
     for (int tokens : {1, 4})
         for (bool circular : {false, true}) {
