@@ -43,7 +43,10 @@
 #    where listed below, move data in 16-byte accesses (direct_channel_last.hip's
 #    small-problem kernel reads and writes one 4-byte word of channels a lane by design,
 #    128 contiguous bytes a warp instruction, its taps in 16-byte loads; the file's other
-#    kernels carry the object's 16-byte loads and stores); so do the
+#    kernels carry the object's 16-byte loads and stores. update.hip's grouped kernel moves
+#    each lane's contiguous span of 2 words of channels, so its accesses are 8 or 16 bytes:
+#    16 where the span is 4 words or more, as the taps at width 2 and 4 and the four-token
+#    blocks are); so do the
 #    f16/bf16 Toeplitz kernels (direct_toeplitz_channel_first.hip, _last.hip, and on
 #    NVIDIA only direct_toeplitz_rows_channel_last.hip, listed in streaming_nvidia), whose
 #    matrix instructions are checked as in 1. (f16 and bf16 only). The objects in
@@ -109,9 +112,10 @@ unchecked_stores=(direct_wide_channel_last direct_window_channel_last direct_toe
 unchecked_loads=(direct_window_channel_last)                 # narrower loads, by design
 stream_min_sm=90                                             # cuda: the streaming checks' oldest target
 # cuda: the objects whose local memory is reported but allowed, each measured:
-# - update: ptxas keeps the state pointer of the one-token width-4 update kernels in local
-#   memory (16-24 bytes, an L1 hit) under their register cap; the spill-free build measured
-#   slower on an H200 (6.57 vs 5.89 us per step, b256 d4096 f16).
+# - update: the 16-bit four-token kernels of width 4 keep 8-16 bytes in local memory under
+#   their 64-register cap (8 blocks an SM, the fastest of 6-10 and of no cap for the
+#   four-token steps on an H100: docs/PERFORMANCE.md, thirty-fifth session); every other
+#   update kernel has none.
 # - direct_window_channel_last: the bf16 pair kernels at 16 taps spill 12-36 bytes (4 at 8
 #   taps with SiLU) under their 128-register cap; the spill-free form (each channel widened
 #   through the element type) measured slower on an H100 at (4,2048,4096,16): 72% of copy

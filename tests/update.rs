@@ -17,18 +17,33 @@ fn decode_loops_match_the_whole_sequence() {
     for device in devices("decode_loops_match_the_whole_sequence") {
         for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
             for circular in [false, true] {
+                let case = |shape, steps, padding, silu| DecodeCase { shape, steps, circular, padding, layout, silu };
                 for (width, tokens, extra) in [(4, 1, 0), (4, 4, 0), (2, 1, 3), (1, 2, 0), (5, 3, 6), (33, 7, 1)] {
                     let shape = UpdateShape::new(5, 37, tokens, width).slots(9, width - 1 + extra);
-                    let case = DecodeCase { shape, steps: 12, circular, padding: true, layout, silu: true };
-                    check_decode::<f16>(&device, case, &mut rng);
+                    check_decode::<f16>(&device, case(shape, 12, true, true), &mut rng);
                 }
                 // More tokens per step than the state holds.
-                let shape = UpdateShape::new(3, 16, 9, 4).slots(3, 3);
-                let case = DecodeCase { shape, steps: 5, circular, padding: false, layout, silu: false };
-                check_decode::<f32>(&device, case, &mut rng);
-                let shape = UpdateShape::new(4, 64, 1, 4).slots(6, 4);
-                let case = DecodeCase { shape, steps: 20, circular, padding: true, layout, silu: true };
-                check_decode::<bf16>(&device, case, &mut rng);
+                check_decode::<f32>(
+                    &device,
+                    case(UpdateShape::new(3, 16, 9, 4).slots(3, 3), 5, false, false),
+                    &mut rng,
+                );
+                check_decode::<bf16>(
+                    &device,
+                    case(UpdateShape::new(4, 64, 1, 4).slots(6, 4), 20, true, true),
+                    &mut rng,
+                );
+                // The grouped kernel's groups past one block of 128 (520 f16 channels are
+                // 130 groups of 4), one to four tokens a step.
+                for tokens in [1, 3, 4] {
+                    let shape = UpdateShape::new(3, 520, tokens, 4).slots(5, 3);
+                    check_decode::<f16>(&device, case(shape, 6, true, false), &mut rng);
+                }
+                // Channels past the grouped kernel's last whole group, which the generic
+                // kernel takes after it (state_len 4, four-token channel-first blocks: 38 f16
+                // channels are 9 groups of 4 and 2 more, 37 f32 are 18 groups of 2 and 1).
+                check_decode::<f16>(&device, case(UpdateShape::new(5, 38, 4, 4).slots(7, 4), 6, true, true), &mut rng);
+                check_decode::<f32>(&device, case(UpdateShape::new(5, 37, 4, 4).slots(7, 4), 6, true, true), &mut rng);
             }
         }
     }

@@ -17,33 +17,42 @@
  * negative cache_seqlen) is reported in the status word, gets y = NaN, and its state is
  * not touched.
  *
- * conv1d_update_grouped, (width, state_len) in {(2,1), (3,2), (4,3), (4,4)}, when the state,
- * w and bias are 16-byte aligned, dim*state_len is a multiple of kVec = 16/sizeof(T), and x
- * and y each have one of the row layouts below. One thread per (row, group of kVec
- * channels). The group's state is kVec*state_len contiguous elements, state_len 16-byte
- * vectors, so it moves with state_len vector loads and stores; the thread keeps it in
- * registers as the last state_len inputs in time order, slides it one place per token, and
- * writes it back whole. A circular slot is rotated by cache_seqlens[b] mod state_len on the
- * way in and by the new position on the way out (selects, no modulo per access), so it
- * moves exactly the bytes of a shifting one; its unchanged positions get their own bits
- * again. x and y move in chunks of kChunk tokens:
- *   channel vectors  dim_stride 1 (channel-last, or seqlen 1): one 16-byte vector of the
- *                    group's channels per token; kChunk 1 (seqlen 1) or 4
- *   block            seq_stride 1, dim_stride = seqlen in 2..4 (channel-first, packed):
- *                    the group's [kVec, seqlen] block is seqlen 16-byte vectors; kChunk =
- *                    seqlen, so every register index is a compile-time constant
- * w (kVec*width contiguous) and bias are 16-byte vectors too; fp32 accumulation, and SiLU
- * with the hardware's exponential and division as in the forward (activation.h; a template
- * argument of the grouped kernel, a runtime flag in the generic one). All loads
- * that need no slot (x, w, bias, cache_seqlens) are issued before the state's, which waits
- * only for state_indices[b]. The tail group of a dim that is not a multiple of kVec goes
- * channel by channel, as the generic kernel does.
+ * conv1d_update_grouped, (width, state_len) in {(2,1), (3,2), (4,3), (4,4)}, when x and y
+ * each have one of the row layouts below and every access below is aligned. One thread per
+ * (row, group): a group is kUpdateGroupWords = 2 words of channels (G = 4 16-bit channels,
+ * 2 f32), and every per-group span is contiguous, so a wave's accesses are too:
+ *
+ *   lane:        0         1         2       ...
+ *   w [dim, W]   |G*W elems|G*W elems|G*W ...     taps: 8 words a lane at W = 4 (2 x 16 B)
+ *   state        |G*L elems|G*L elems|...         L = state_len; 6 words at L = 3 (3 x 8 B)
+ *   x/y block    |G*S elems|G*S elems|...         channel-first, S = seqlen <= 4 tokens
+ *   x/y vectors  |G elems  |G elems  |...         dim_stride 1: one 8-byte load per token
+ *
+ * Each span moves in the widest aligned access (vector_words: 16, 8 or 4 bytes). The
+ * thread keeps the state in registers in the slot's order. It takes each channel's history
+ * into time order as it reads it, slides it one place per token, and writes it back whole.
+ * A circular slot's history is rotated by the row's position, cache_seqlens[b] mod L, so a
+ * circular slot moves exactly the bytes of a shifting one, and its unchanged positions get
+ * their own bits again. x and y move in chunks of kChunk tokens: 1 (seqlen 1), the whole
+ * block (block layout, seqlen 2..4), else 4. A whole chunk runs a path compiled for its
+ * token count and, circular, for the row's rotation (with_rotation: L paths, one taken per
+ * row), so every register index is a compile-time constant and a rotation is a renaming of
+ * registers; only a partial last chunk (seqlen > 4, not a multiple of 4) rotates with
+ * selects.
+ *
+ * Arithmetic is in fp32. SiLU uses the hardware's exponential and division as in the
+ * forward (activation.h); it is a template argument of the grouped kernel and a runtime
+ * flag in the generic one. All loads that need no slot (x, w, bias, cache_seqlens) are
+ * issued before the state's. The state's wait only for state_indices[b]: they are taken
+ * for any slot in range, and stored only for a row that is ok. The channels past the last
+ * whole group (dim not a multiple of G) go to the generic kernel, launched after it.
  *   Launch: 128 threads along the channel groups of one row; grid (ceil(groups/128),
  *   min(batch, 65535), ceil(batch / that)), row = blockIdx.z * gridDim.y + blockIdx.y.
  *
- * conv1d_update_generic: anything else (any width, state_len, strides, alignment). One
- * thread per (row, channel), element accesses, the circular position computed once.
- *   Launch: 256 threads, grid-stride over batch*dim, channel fastest.
+ * conv1d_update_generic: anything else (any width, state_len, strides, alignment), or the
+ * tail channels first_channel.. of the grouped launch. One thread per (row, channel),
+ * element accesses, the circular position computed once.
+ *   Launch: 256 threads, grid-stride over batch * channels, channel fastest.
  *
  * Either kernel reads all of a thread's history before it writes the new state, and no
  * two threads share a state element, so the update is in place without a barrier
@@ -52,8 +61,7 @@
  * (the previous step's state writes among them), then lets the next launch, so a decode
  * loop's back-to-back steps overlap their starts.
  */
-#include <algorithm>
-#include <atomic>
+#include <type_traits>
 
 #include "activation.h"
 #include "compat.h"
@@ -73,22 +81,26 @@ constexpr int kUpdateChunk = 4;             // tokens per chunk when seqlen > 1
 // How the grouped kernel moves the x or y rows of a (full) channel group.
 enum UpdateRows : int32_t {
     kRowsNone = 0,            // neither fits: the launcher takes the generic kernel
-    kRowsChannelVectors = 1,  // 16 bytes = the kVec channels of one token
-    kRowsBlock = 2,           // seqlen 16-byte vectors = the group's [kVec, seqlen] block
+    kRowsChannelVectors = 1,  // the group's channels of one token, contiguous
+    kRowsBlock = 2,           // the group's [channels, seqlen] block, contiguous
 };
 
-// NVIDIA: the grouped kernel's register budget, as blocks of kUpdateThreads an SM must hold.
-// One token: 65536 / (128 * 8) = 64 registers, so that a whole b256 d4096 f16 step is
-// resident at once; for width 4 ptxas then parks the state pointer in local memory (16
-// bytes, L1) across the arithmetic, which measured 10% faster on an H200 than 72 registers
-// and no spill. More tokens: 65536 / (128 * 4) = 128 (tighter bounds spill, and were not
-// faster); that is a floor, and where ptxas needs fewer (f32 four tokens without SiLU: 80)
-// the launcher caps the blocks at 4 (occupancy_cap_bytes). AMD maps the second bound onto
-// waves per SIMD instead, which would spill there, so AMD keeps the plain bound.
+// The grouped kernel's group: kUpdateGroupWords 4-byte words of channels (4 16-bit
+// channels or 2 f32), so that a wave's taps, state and x/y blocks are contiguous spans of
+// 8-32 bytes a lane. Measured on an H100 (docs/PERFORMANCE.md, thirty-fifth session)
+// against 16-byte groups (8 16-bit channels, 4 f32) and 1-word groups: 16-byte groups
+// moved four-token blocks as 64 bytes a lane, 1-word groups paid 55% more instructions.
+constexpr int kUpdateGroupWords = 2;
+
+// NVIDIA: the grouped kernel's register budget, 65536 / (128 * 8) = 64 registers, so that 8
+// blocks of kUpdateThreads share an SM: the fastest for the four-token steps against 6, 7
+// and 10 blocks and no bound, though the 16-bit four-token kernels of width 4 keep 8-16
+// bytes in local memory under it. AMD maps the second bound onto waves per SIMD instead,
+// so AMD keeps the plain bound.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-#define HIPCONV_UPDATE_BOUNDS(chunk) __launch_bounds__(kUpdateThreads, (chunk) == 1 ? 8 : 4)
+#define HIPCONV_UPDATE_BOUNDS __launch_bounds__(kUpdateThreads, 8)
 #else
-#define HIPCONV_UPDATE_BOUNDS(chunk) __launch_bounds__(kUpdateThreads)
+#define HIPCONV_UPDATE_BOUNDS __launch_bounds__(kUpdateThreads)
 #endif
 
 // The fields of hipconv_conv1d_update_params that the kernels read, flattened: pointers, the
@@ -147,7 +159,7 @@ struct UpdateArgs {
 };
 
 struct UpdatePlan {
-    int32_t groups;  // ceil(dim / kVec)
+    int32_t groups;  // whole groups of a row: dim / group channels
     int32_t x_rows;  // UpdateRows
     int32_t y_rows;  // UpdateRows
 };
@@ -182,7 +194,7 @@ template <> struct UpdateBits<float> {
     __device__ static uint32_t of(float v) { return __float_as_uint(v); }
 };
 
-// Element e of packed words (16 bytes = 4 words = kVec elements); put() ORs into zeroed
+// Element e of packed words (a word = 4 / sizeof(T) elements); put() ORs into zeroed
 // words, replace() overwrites.
 template <typename T> __device__ inline uint32_t element(const uint32_t *words, int e) {
     if constexpr (sizeof(T) == 4) return words[e];
@@ -199,9 +211,6 @@ template <typename T> __device__ inline void replace(uint32_t *words, int e, uin
         const int shift = (e & 1) * 16;
         words[e >> 1] = (words[e >> 1] & ~(0xffffu << shift)) | (bits << shift);
     }
-}
-__device__ inline void store16(void *p, const uint32_t *w) {
-    *static_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // ------------------------------------------------------------------ rows and channels
@@ -287,62 +296,92 @@ __device__ inline void update_channel(const UpdateArgs &p, int64_t row, int c, i
 
 // ------------------------------------------------------------------ grouped kernel
 
+// A group is kWords 4-byte words of channels: kWords * 4 / sizeof(T) channels.
+template <typename T, int kWords> __host__ __device__ constexpr int group_channels() {
+    return kWords * 4 / (int)sizeof(T);
+}
+
+// The widest access that moves n consecutive words at an address aligned to it: 4, 2 or 1
+// words (the launcher checks the alignment of every base and stride against it).
+__host__ __device__ constexpr int vector_words(int n) { return n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1; }
+
+// kN consecutive words at p (zeros where !ok) and back, in accesses of vector_words(kN).
+template <int kN> __device__ inline void load_words(bool ok, const void *p, uint32_t *dst) {
+    constexpr int kV = vector_words(kN);
+#pragma unroll
+    for (int q = 0; q < kN / kV; ++q) {
+        if constexpr (kV == 4) {
+            const uint4 v = ok ? static_cast<const uint4 *>(p)[q] : make_uint4(0, 0, 0, 0);
+            dst[4 * q] = v.x, dst[4 * q + 1] = v.y, dst[4 * q + 2] = v.z, dst[4 * q + 3] = v.w;
+        } else if constexpr (kV == 2) {
+            const uint2 v = ok ? static_cast<const uint2 *>(p)[q] : make_uint2(0, 0);
+            dst[2 * q] = v.x, dst[2 * q + 1] = v.y;
+        } else {
+            dst[q] = ok ? static_cast<const uint32_t *>(p)[q] : 0u;
+        }
+    }
+}
+template <int kN> __device__ inline void store_words(void *p, const uint32_t *src) {
+    constexpr int kV = vector_words(kN);
+#pragma unroll
+    for (int q = 0; q < kN / kV; ++q) {
+        if constexpr (kV == 4)
+            static_cast<uint4 *>(p)[q] = make_uint4(src[4 * q], src[4 * q + 1], src[4 * q + 2], src[4 * q + 3]);
+        else if constexpr (kV == 2)
+            static_cast<uint2 *>(p)[q] = make_uint2(src[2 * q], src[2 * q + 1]);
+        else
+            static_cast<uint32_t *>(p)[q] = src[q];
+    }
+}
+
 // The x and y rows of a full group, for tokens t0 .. t0+n-1 (n <= kChunk) as tokens[u] =
-// kVec channels of token t0 + u:
-//   channel vectors: one 16-byte vector per token;
-//   block (launched only with seqlen = kChunk = dim_stride, seq_stride 1): kChunk vectors,
-//     element (j, u) at j*kChunk + u.
+// the group's channels of token t0 + u:
+//   channel vectors: kWords words per token;
+//   block (launched only with seqlen = kChunk = dim_stride, seq_stride 1): kWords * kChunk
+//     words, element (j, u) at j*kChunk + u.
 // Local arrays are written unconditionally (conditional values, not conditional stores),
 // which keeps them in registers.
-__device__ inline uint4 load16_if(bool ok, const void *p) {
-    return ok ? *static_cast<const uint4 *>(p) : make_uint4(0, 0, 0, 0);
-}
-__device__ inline void set16(uint32_t *w, const uint4 &v) { w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w; }
-
 template <int kChunk> __device__ inline bool block_rows(int mode) { return kChunk > 1 && mode == kRowsBlock; }
 
-template <typename T, int kChunk>
+template <typename T, int kWords, int kChunk>
 __device__ inline void load_tokens(const T *row, int64_t seq_stride, int mode, int c0, int t0, int n,
-                                   uint32_t (&tokens)[kChunk][4]) {
-    constexpr int kVec = 16 / sizeof(T);
+                                   uint32_t (&tokens)[kChunk][kWords]) {
+    constexpr int kChannels = group_channels<T, kWords>();
     if (!block_rows<kChunk>(mode)) {
 #pragma unroll
         for (int u = 0; u < kChunk; ++u)
-            set16(tokens[u], load16_if(u < n, row + c0 + (int64_t)(t0 + u) * seq_stride));
+            load_words<kWords>(u < n, row + c0 + (int64_t)(t0 + u) * seq_stride, tokens[u]);
         return;
     }
-    const T *block = row + (int64_t)c0 * kChunk;
-    uint32_t words[4 * kChunk];
-#pragma unroll
-    for (int q = 0; q < kChunk; ++q) set16(&words[4 * q], load16_if(q < n, block + q * kVec));
+    uint32_t words[kWords * kChunk];
+    load_words<kWords * kChunk>(n > 0, row + (int64_t)c0 * kChunk, words);
 #pragma unroll
     for (int u = 0; u < kChunk; ++u) {
-        tokens[u][0] = tokens[u][1] = tokens[u][2] = tokens[u][3] = 0;
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) put<T>(tokens[u], j, element<T>(words, j * kChunk + u));
+        for (int q = 0; q < kWords; ++q) tokens[u][q] = 0;
+#pragma unroll
+        for (int j = 0; j < kChannels; ++j) put<T>(tokens[u], j, element<T>(words, j * kChunk + u));
     }
 }
 
-template <typename T, int kChunk>
+template <typename T, int kWords, int kChunk>
 __device__ inline void store_tokens(T *row, int64_t seq_stride, int mode, int c0, int t0, int n,
-                                    const uint32_t (&tokens)[kChunk][4]) {
-    constexpr int kVec = 16 / sizeof(T);
+                                    const uint32_t (&tokens)[kChunk][kWords]) {
+    constexpr int kChannels = group_channels<T, kWords>();
     if (!block_rows<kChunk>(mode)) {
 #pragma unroll
         for (int u = 0; u < kChunk; ++u)
-            if (u < n) store16(row + c0 + (int64_t)(t0 + u) * seq_stride, tokens[u]);
+            if (u < n) store_words<kWords>(row + c0 + (int64_t)(t0 + u) * seq_stride, tokens[u]);
         return;
     }
-    T *block = row + (int64_t)c0 * kChunk;
-    uint32_t words[4 * kChunk] = {};
+    uint32_t words[kWords * kChunk] = {};
 #pragma unroll
-    for (int e = 0; e < kVec * kChunk; ++e) put<T>(words, e, element<T>(tokens[e % kChunk], e / kChunk));
-#pragma unroll
-    for (int q = 0; q < kChunk; ++q)
-        if (q < n) store16(block + q * kVec, &words[4 * q]);
+    for (int e = 0; e < kChannels * kChunk; ++e) put<T>(words, e, element<T>(tokens[e % kChunk], e / kChunk));
+    store_words<kWords * kChunk>(row + (int64_t)c0 * kChunk, words);
 }
 
-// a[k] <- a[(k + s) mod kL], s in [0, kL): selects, no indexed registers.
+// a[k] <- a[(k + s) mod kL], s in [0, kL): selects, no indexed registers; and the same for
+// a compile-time s, which is only a renaming of registers.
 template <int kL> __device__ inline void rotate_left(uint32_t (&a)[kL], int s) {
     uint32_t out[kL];
 #pragma unroll
@@ -353,6 +392,28 @@ template <int kL> __device__ inline void rotate_left(uint32_t (&a)[kL], int s) {
     }
 #pragma unroll
     for (int k = 0; k < kL; ++k) a[k] = out[k];
+}
+template <int kL, int kS> __device__ inline void rotate_left(uint32_t (&a)[kL], std::integral_constant<int, kS>) {
+    uint32_t out[kL];
+#pragma unroll
+    for (int k = 0; k < kL; ++k) out[k] = a[(k + kS) % kL];
+#pragma unroll
+    for (int k = 0; k < kL; ++k) a[k] = out[k];
+}
+
+// The value of an int or of a std::integral_constant (a compile-time constant then).
+__device__ inline int value_of(int v) { return v; }
+template <int kV> __device__ constexpr int value_of(std::integral_constant<int, kV>) { return kV; }
+
+// f(std::integral_constant<int, r>) for a runtime r in [0, kL): one compiled path per value
+// (r is the same for every thread of a row, so the branch does not diverge).
+template <int kL, int kR = 0, class F> __device__ inline void with_rotation(int r, const F &f) {
+    if constexpr (kR == kL - 1) {
+        f(std::integral_constant<int, kR>{});
+    } else {
+        if (r == kR) f(std::integral_constant<int, kR>{});
+        else with_rotation<kL, kR + 1>(r, f);
+    }
 }
 
 // State words of a group: channel j's kL history elements at j*kL .. j*kL+kL-1.
@@ -365,127 +426,146 @@ template <typename T, int kL> __device__ inline void set_history(uint32_t *words
     for (int k = 0; k < kL; ++k) replace<T>(words, j * kL + k, h[k]);
 }
 
-// Every channel's history rotated left by s (circular positions <-> time order).
-template <typename T, int kL> __device__ inline void rotate_histories(uint32_t *words, int s) {
-    constexpr int kVec = 16 / sizeof(T);
+// One chunk of n tokens (n <= kChunk) through a group: out[u] = the outputs of token u (y =
+// fill where !ok); the history in `words` (slot order) advanced by n. Channel j's history
+// is rotated left by in_rot into time order as it is read, and its new history by out_rot
+// back into slot order as it is written. n, in_rot and out_rot are each an int or a
+// std::integral_constant: a compile-time value makes its selects disappear.
+template <typename T, int kWidth, int kL, int kChunk, bool kSilu, class Count, class InRot, class OutRot>
+__device__ inline void update_chunk(uint32_t (&words)[kUpdateGroupWords * kL],
+                                    const uint32_t (&in)[kChunk][kUpdateGroupWords],
+                                    const uint32_t (&taps)[kUpdateGroupWords * kWidth],
+                                    const uint32_t (&bias)[kUpdateGroupWords], bool ok, uint32_t fill, Count n,
+                                    InRot in_rot, OutRot out_rot, uint32_t (&out)[kChunk][kUpdateGroupWords]) {
+    using Bits = UpdateBits<T>;
+    constexpr int kWords = kUpdateGroupWords;
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) {
+    for (int u = 0; u < kChunk; ++u)
+#pragma unroll
+        for (int q = 0; q < kWords; ++q) out[u][q] = 0;
+#pragma unroll
+    for (int j = 0; j < group_channels<T, kWords>(); ++j) {
+        // seq: the history (oldest first), then the chunk's tokens (all kChunk, also past n,
+        // so that nothing below is conditional; the extra outputs are not stored and the new
+        // history is taken at n).
+        uint32_t seq[kL + kChunk];
+        {
+            uint32_t h[kL];
+            get_history<T, kL>(words, j, h);
+            rotate_left<kL>(h, in_rot);
+#pragma unroll
+            for (int k = 0; k < kL; ++k) seq[k] = h[k];
+        }
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u) seq[kL + u] = element<T>(in[u], j);
+        float tap[kWidth];
+#pragma unroll
+        for (int i = 0; i < kWidth; ++i) tap[i] = Bits::to_float(element<T>(taps, j * kWidth + i));
+        const float b_j = Bits::to_float(element<T>(bias, j));
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u) {
+            float acc = b_j;
+#pragma unroll
+            for (int i = 0; i < kWidth; ++i) acc = fmaf(tap[i], Bits::to_float(seq[kL + u - (kWidth - 1) + i]), acc);
+            put<T>(out[u], j, ok ? Bits::of(activate<kSilu>(acc)) : fill);
+        }
         uint32_t h[kL];
-        get_history<T, kL>(words, j, h);
-        rotate_left<kL>(h, s);
+#pragma unroll
+        for (int k = 0; k < kL; ++k) {
+            h[k] = seq[kChunk + k];
+#pragma unroll
+            for (int m = 1; m < kChunk; ++m) h[k] = value_of(n) == m ? seq[m + k] : h[k];
+        }
+        rotate_left<kL>(h, out_rot);
         set_history<T, kL>(words, j, h);
     }
 }
 
 // kSilu: the activation as a template argument (activation.h says why).
 template <typename T, int kWidth, int kL, int kChunk, bool kSilu>
-__global__ void HIPCONV_UPDATE_BOUNDS(kChunk)
-    conv1d_update_grouped_kernel(UpdateArgs p, UpdatePlan plan) {
-    using Bits = UpdateBits<T>;
-    constexpr int kVec = 16 / sizeof(T);
+__global__ void HIPCONV_UPDATE_BOUNDS conv1d_update_grouped_kernel(UpdateArgs p, UpdatePlan plan) {
+    constexpr int kWords = kUpdateGroupWords;
+    constexpr int kChannels = group_channels<T, kWords>();
     static_assert(kWidth >= 2 && kL >= kWidth - 1, "the window must fit in the state");
     begin_chained_kernel();  // after the kernels before it (dependent_launch.h)
     const int group = blockIdx.x * kUpdateThreads + threadIdx.x;
     const int64_t row = (int64_t)blockIdx.z * gridDim.y + blockIdx.y;
     if (group >= plan.groups || row >= p.batch) return;
-    const int c0 = group * kVec;
-    const bool full = c0 <= p.dim - kVec;
+    const int c0 = group * kChannels;
     const bool circular = p.cache_seqlens != nullptr;
 
     const int slot = row_slot(p, row);
-    if (!full) {  // the tail group of a dim that is not a multiple of kVec: channel by channel
-        const RowCheck check = check_row(p, row, slot, row_cache_seqlen(p, row), group == 0);
-#pragma unroll 1
-        for (int c = c0; c < p.dim; ++c) update_channel<T>(p, row, c, slot, check);
-        return;
-    }
 
-    // Loads that need no slot first: the row's position, taps (kVec*kWidth contiguous),
-    // bias and the first chunk of x; then the state.
+    // Loads that need no slot first: the row's position, taps (kChannels*kWidth
+    // contiguous), bias and the first chunk of x; then the state.
     const int64_t cache_seqlen = row_cache_seqlen(p, row);
     const T *x_row = static_cast<const T *>(p.x) + row * p.x_batch_stride;
     T *y_row = static_cast<T *>(p.y) + row * p.y_batch_stride;
-    uint32_t taps[4 * kWidth], bias[4], words[4 * kL], in[kChunk][4];
-    const T *w = static_cast<const T *>(p.w) + (int64_t)c0 * kWidth;
-#pragma unroll
-    for (int q = 0; q < kWidth; ++q) set16(&taps[4 * q], load16_if(true, w + q * kVec));
-    set16(bias, load16_if(p.bias != nullptr, static_cast<const T *>(p.bias) + c0));
-    load_tokens<T, kChunk>(x_row, p.x_seq_stride, plan.x_rows, c0, 0, min(kChunk, p.seqlen), in);
+    uint32_t taps[kWords * kWidth], bias[kWords], words[kWords * kL], in[kChunk][kWords];
+    load_words<kWords * kWidth>(true, static_cast<const T *>(p.w) + (int64_t)c0 * kWidth, taps);
+    load_words<kWords>(p.bias != nullptr, static_cast<const T *>(p.bias) + c0, bias);
+    load_tokens<T, kWords, kChunk>(x_row, p.x_seq_stride, plan.x_rows, c0, 0, min(kChunk, p.seqlen), in);
 
-    // The launcher checked that dim * state_len is a multiple of kVec, so every slot's
-    // block of the group is 16-byte aligned.
+    // The launcher checked that every slot's block of the group is aligned to its accesses.
+    // The state is read wherever the slot is in range, so that its loads wait only for
+    // state_indices[b], not for cache_seqlens[b]; it is written only for a row that is ok.
+    const bool slot_in_range = slot >= 0 && slot < p.n_slots;
+    T *state = static_cast<T *>(p.conv_state) + (slot_in_range ? ((int64_t)slot * p.dim + c0) * kL : 0);
+    load_words<kWords * kL>(slot_in_range, state, words);
     const RowCheck check = check_row(p, row, slot, cache_seqlen, group == 0);
-    T *state = static_cast<T *>(p.conv_state) + (check.ok ? ((int64_t)slot * p.dim + c0) * kL : 0);
-#pragma unroll
-    for (int q = 0; q < kL; ++q) set16(&words[4 * q], load16_if(check.ok, state + q * kVec));
 
-    // Circular: time k - kL sits at position (cache_seqlen + k) mod kL; into time order.
-    const int rotation = circular ? (int)((uint32_t)check.cache_seqlen % kL) : 0;
-    if (circular) rotate_histories<T, kL>(words, rotation);
+    // The words stay in slot order. Circular: time k - kL of the history sits at position
+    // (origin + k) mod kL, origin = cache_seqlen mod kL at first and advanced by each chunk;
+    // each channel's history is rotated into time order as it is read and back as it is
+    // written (shifting: origin 0).
+    int origin = circular ? (int)((uint32_t)check.cache_seqlen % kL) : 0;
 
-    const uint32_t fill = Bits::of(check.fill);
+    const uint32_t fill = UpdateBits<T>::of(check.fill);
+    using Zero = std::integral_constant<int, 0>;
+    using Full = std::integral_constant<int, kChunk>;
     for (int t0 = 0;;) {
         const int n = min(kChunk, p.seqlen - t0);
-        uint32_t out[kChunk][4];
-#pragma unroll
-        for (int u = 0; u < kChunk; ++u) out[u][0] = out[u][1] = out[u][2] = out[u][3] = 0;
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-            // seq: the history (oldest first), then the chunk's tokens (all kChunk, also
-            // past n, so that nothing below is conditional; the extra outputs are not
-            // stored and the new history is taken at n).
-            uint32_t seq[kL + kChunk];
-#pragma unroll
-            for (int k = 0; k < kL; ++k) seq[k] = element<T>(words, j * kL + k);
-#pragma unroll
-            for (int u = 0; u < kChunk; ++u) seq[kL + u] = element<T>(in[u], j);
-            float tap[kWidth];
-#pragma unroll
-            for (int i = 0; i < kWidth; ++i) tap[i] = Bits::to_float(element<T>(taps, j * kWidth + i));
-            const float b_j = Bits::to_float(element<T>(bias, j));
-#pragma unroll
-            for (int u = 0; u < kChunk; ++u) {
-                float acc = b_j;
-#pragma unroll
-                for (int i = 0; i < kWidth; ++i)
-                    acc = fmaf(tap[i], Bits::to_float(seq[kL + u - (kWidth - 1) + i]), acc);
-                put<T>(out[u], j, check.ok ? Bits::of(activate<kSilu>(acc)) : fill);
+        uint32_t out[kChunk][kWords];
+        // A whole chunk (every step of seqlen 1, or a block of 2-4 tokens, or 4 tokens at
+        // a time) takes a path compiled for its count and, circular, its rotation; the last
+        // chunk of a longer step, if partial, the runtime path.
+        if (n == kChunk) {
+            if (!circular) {
+                update_chunk<T, kWidth, kL, kChunk, kSilu>(words, in, taps, bias, check.ok, fill, Full{}, Zero{},
+                                                           Zero{}, out);
+            } else {
+                with_rotation<kL>(origin, [&](auto in_rot) {
+                    constexpr int kOut = (kL - (decltype(in_rot)::value + kChunk) % kL) % kL;
+                    update_chunk<T, kWidth, kL, kChunk, kSilu>(words, in, taps, bias, check.ok, fill, Full{}, in_rot,
+                                                               std::integral_constant<int, kOut>{}, out);
+                });
             }
-            uint32_t h[kL];
-#pragma unroll
-            for (int k = 0; k < kL; ++k) {
-                h[k] = seq[kChunk + k];
-#pragma unroll
-                for (int m = 1; m < kChunk; ++m) h[k] = n == m ? seq[m + k] : h[k];
-            }
-            set_history<T, kL>(words, j, h);
+        } else {
+            const int out_rot = circular ? (kL - (origin + n) % kL) % kL : 0;
+            update_chunk<T, kWidth, kL, kChunk, kSilu>(words, in, taps, bias, check.ok, fill, n, origin, out_rot, out);
         }
-        store_tokens<T, kChunk>(y_row, p.y_seq_stride, plan.y_rows, c0, t0, n, out);
+        if (circular) origin = (origin + n) % kL;  // shifting: the history stays in time order
+        store_tokens<T, kWords, kChunk>(y_row, p.y_seq_stride, plan.y_rows, c0, t0, n, out);
         t0 += kChunk;
         if (t0 >= p.seqlen) break;
-        load_tokens<T, kChunk>(x_row, p.x_seq_stride, plan.x_rows, c0, t0, min(kChunk, p.seqlen - t0), in);
+        load_tokens<T, kWords, kChunk>(x_row, p.x_seq_stride, plan.x_rows, c0, t0, min(kChunk, p.seqlen - t0), in);
     }
 
-    if (check.ok) {
-        // Back to positions: time k - kL now sits at (cache_seqlen + seqlen + k) mod kL.
-        if (circular) {
-            const int after = (int)((rotation + (uint32_t)p.seqlen % kL) % kL);
-            rotate_histories<T, kL>(words, (kL - after) % kL);
-        }
-#pragma unroll
-        for (int q = 0; q < kL; ++q) store16(state + q * kVec, &words[4 * q]);
-    }
+    if (check.ok) store_words<kWords * kL>(state, words);
 }
 
 // ------------------------------------------------------------------ generic kernel
 
+// Channels first_channel .. dim-1 of every row (0: all of them; else the channels past the
+// grouped kernel's last whole group, which reports the rows' index errors).
 template <typename T>
-__global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_kernel(UpdateArgs p) {
+__global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_kernel(UpdateArgs p, int first_channel) {
     begin_chained_kernel();  // after the kernels before it (dependent_launch.h)
-    const int64_t total = (int64_t)p.batch * p.dim;
+    const int channels = p.dim - first_channel;
+    const int64_t total = (int64_t)p.batch * channels;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = i / p.dim;
-        const int c = (int)(i - row * p.dim);
+        const int64_t row = i / channels;
+        const int c = first_channel + (int)(i - row * channels);
         const int slot = row_slot(p, row);
         update_channel<T>(p, row, c, slot, check_row(p, row, slot, row_cache_seqlen(p, row), c == 0));
     }
@@ -493,55 +573,52 @@ __global__ void __launch_bounds__(kUpdateGenericThreads) conv1d_update_generic_k
 
 // ------------------------------------------------------------------ launch
 
-inline bool aligned16(const void *p) { return p != nullptr && (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
-
-// How the grouped kernel can move the rows of a [batch, dim, seqlen] tensor (UpdateRows).
+// The generic kernel over channels first_channel .. dim-1 of every row.
 template <typename T>
+hipconv_status_t launch_update_generic(const UpdateArgs &p, int first_channel, hipStream_t stream) {
+    const int64_t total = (int64_t)p.batch * (p.dim - first_channel);
+    return launch_chained(conv1d_update_generic_kernel<T>, dim3(grid_blocks(ceil_div(total, kUpdateGenericThreads))),
+                          dim3(kUpdateGenericThreads), 0, stream, p, first_channel);
+}
+
+// How the grouped kernel with groups of kWords words can move the rows of a
+// [batch, dim, seqlen] tensor (UpdateRows): every row's group at an address aligned to the
+// group's accesses.
+template <typename T, int kWords>
 int32_t vector_rows(const void *base, int64_t batch_stride, int64_t dim_stride, int64_t seq_stride, int seqlen) {
-    constexpr int kVec = 16 / sizeof(T);
-    if (!aligned16(base) || batch_stride % kVec != 0) return kRowsNone;
-    if (dim_stride == 1 && (seqlen == 1 || seq_stride % kVec == 0)) return kRowsChannelVectors;
-    if (seq_stride == 1 && dim_stride == seqlen && seqlen <= kUpdateChunk) return kRowsBlock;
+    constexpr int kChannels = group_channels<T, kWords>();
+    const auto aligned = [&](int words) {
+        const int64_t bytes = (int64_t)vector_words(words) * 4;
+        return base != nullptr && reinterpret_cast<uintptr_t>(base) % bytes == 0 &&
+               (batch_stride * (int64_t)sizeof(T)) % bytes == 0;
+    };
+    if (dim_stride == 1 && (seqlen == 1 || seq_stride % kChannels == 0) && aligned(kWords)) return kRowsChannelVectors;
+    if (seq_stride == 1 && dim_stride == seqlen && seqlen <= kUpdateChunk && aligned(kWords * seqlen))
+        return kRowsBlock;
     return kRowsNone;
 }
 
-// Dynamic shared memory (unused) that holds the f32 multi-token kernel without SiLU to at most
-// 4 resident blocks per SM on NVIDIA: its 80 registers would let 6 share an SM, and on an H100
-// a b256 d4096 four-token step then ran 4-7% slower than with 4 (docs/PERFORMANCE.md, the
-// nineteenth session). A fifth of the SM's shared memory plus one byte per block keeps a
-// fifth block out (each block also holds 1 KB of the SM's). 0 for every other kernel and on AMD.
-template <typename T, bool kSilu> int occupancy_cap_bytes() {
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-    if constexpr (sizeof(T) == 4 && !kSilu) {
-        static std::atomic<int64_t> cache[kMaxCachedDevices];
-        int64_t shared = 0;
-        const hipError_t err = cached_per_device(
-            cache,
-            [](int device, int64_t *bytes) {
-                int value = 0;
-                const hipError_t e = cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-                *bytes = value;
-                return e;
-            },
-            &shared);
-        constexpr int64_t kDefaultShared = 48 * 1024;  // the most a kernel gets without opting in
-        if (err == hipSuccess && shared > 0) return (int)std::min(shared / 5 + 1, kDefaultShared);
-    }
-#endif
-    return 0;
+// Whether `p` is aligned to the accesses of n consecutive words (vector_words).
+inline bool aligned_words(const void *p, int n) {
+    return p != nullptr && reinterpret_cast<uintptr_t>(p) % (uintptr_t)(vector_words(n) * 4) == 0;
 }
 
-// Launches the grouped kernel if the arguments allow it (true, the launch's status in
-// *status; else false, nothing launched).
+// Launches the grouped kernel over the channel groups of the rows, and the generic kernel
+// over the channels past the last whole group, if the arguments allow the grouped kernel
+// (true, the first failing launch's status in *status); false: nothing launched.
 template <typename T, int kWidth, int kL>
 bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream, hipconv_status_t *status) {
-    constexpr int kVec = 16 / sizeof(T);
+    constexpr int kWords = kUpdateGroupWords;
+    constexpr int kChannels = group_channels<T, kWords>();
     UpdatePlan plan;
-    plan.groups = (int32_t)ceil_div(p.dim, kVec);
-    plan.x_rows = vector_rows<T>(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p.seqlen);
-    plan.y_rows = vector_rows<T>(p.y, p.y_batch_stride, p.y_dim_stride, p.y_seq_stride, p.seqlen);
-    if (plan.x_rows == kRowsNone || plan.y_rows == kRowsNone || !aligned16(p.w) || !aligned16(p.conv_state) ||
-        (p.bias != nullptr && !aligned16(p.bias)) || ((int64_t)p.dim * kL) % kVec != 0)
+    plan.groups = p.dim / kChannels;
+    plan.x_rows = vector_rows<T, kWords>(p.x, p.x_batch_stride, p.x_dim_stride, p.x_seq_stride, p.seqlen);
+    plan.y_rows = vector_rows<T, kWords>(p.y, p.y_batch_stride, p.y_dim_stride, p.y_seq_stride, p.seqlen);
+    // Every slot's block of a group starts at a multiple of the state's access.
+    const bool state_ok = aligned_words(p.conv_state, kWords * kL) &&
+                          ((int64_t)p.dim * kL * (int64_t)sizeof(T)) % (vector_words(kWords * kL) * 4) == 0;
+    if (plan.groups == 0 || plan.x_rows == kRowsNone || plan.y_rows == kRowsNone ||
+        !aligned_words(p.w, kWords * kWidth) || !state_ok || (p.bias != nullptr && !aligned_words(p.bias, kWords)))
         return false;
     const int64_t rows_y = p.batch < kUpdateMaxGridRows ? p.batch : kUpdateMaxGridRows;
     const dim3 grid((unsigned)ceil_div(plan.groups, kUpdateThreads), (unsigned)rows_y,
@@ -555,9 +632,11 @@ bool launch_update_grouped(const UpdateArgs &p, hipStream_t stream, hipconv_stat
                       : chunk == 2 ? conv1d_update_grouped_kernel<T, kWidth, kL, 2, kSilu>
                       : chunk == 3 ? conv1d_update_grouped_kernel<T, kWidth, kL, 3, kSilu>
                                    : conv1d_update_grouped_kernel<T, kWidth, kL, 4, kSilu>;
-        const int shared = chunk == kUpdateChunk ? occupancy_cap_bytes<T, kSilu>() : 0;
-        *status = launch_chained(kernel, grid, dim3(kUpdateThreads), shared, stream, p, plan);
+        *status = launch_chained(kernel, grid, dim3(kUpdateThreads), 0, stream, p, plan);
     });
+    const int first_tail = plan.groups * kChannels;
+    if (*status == (hipconv_status_t)hipSuccess && first_tail < p.dim)
+        *status = launch_update_generic<T>(p, first_tail, stream);
     return true;
 }
 
@@ -583,9 +662,7 @@ hipconv_status_t launch_conv1d_update(const hipconv_conv1d_update_params &params
         return (hipconv_status_t)hipErrorInvalidValue;
     hipconv_status_t status = (hipconv_status_t)hipSuccess;
     if (launch_update_compiled<T>(p, stream, &status)) return status;
-    const int64_t total = (int64_t)p.batch * p.dim;
-    return launch_chained(conv1d_update_generic_kernel<T>, dim3(grid_blocks(ceil_div(total, kUpdateGenericThreads))),
-                          dim3(kUpdateGenericThreads), 0, stream, p);
+    return launch_update_generic<T>(p, 0, stream);
 }
 
 }  // namespace hipconv
