@@ -19,15 +19,21 @@
  *
  * Shared memory per stage: A [256][64] then B [BN][64], 128-byte rows swizzled in 1024-byte
  * groups (wgmma.h: chunk c of row r at c ^ (r % 8)), the stage 1024-byte aligned;
- * kStages stages. Loads: cp.async, four threads per row exactly as the tap-run kernel
- * (q = t % 4: half q / 2 of the k-tile, its chunks q % 2 and q % 2 + 2; A rows t/4 + 64 i,
- * B rows t/4 + 64 j; a TapWalk per thread, no division in the loop).
+ * kStages stages, then one mbarrier a stage. Loads:
+ *   A: cp.async, four threads per row exactly as the tap-run kernel (q = t % 4: half q / 2
+ *      of the k-tile, its chunks q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per
+ *      thread, no division in the loop).
+ *   B: where w is dense along k (kTmaB): one TMA box of the 2-D view w[cout][k_g] a k-tile,
+ *      issued by thread 0 and counted on the stage's mbarrier (tma.h; the box lands in the
+ *      same swizzle); otherwise cp.async as A (rows t/4 + 64 j).
  *
- * Pipeline per k-tile kt (loads kStages - 2 k-tiles ahead):
- *   wait for k-tile kt's copies; fence them to the async proxy; barrier
+ * Pipeline per k-tile kt (A copies kStages - 2 k-tiles ahead, B boxes kBAhead):
+ *   wait for k-tile kt's copies; fence them to the async proxy; barrier; kTmaB: wait for
+ *   the stage's mbarrier
  *   issue 4 k-steps x 2 halves of wgmma on stage kt; commit
- *   issue the copies of k-tile kt + kStages - 2 (into the stage k-tile kt - 2 used: its
- *   wgmma finished before every thread's wait at kt - 1, which precedes this barrier)
+ *   issue the copies of k-tile kt + kStages - 2 and the B box of kt + kBAhead (into stages
+ *   that k-tiles kt - 2 and kt + kBAhead - kStages used: their wgmma finished before every
+ *   thread's wait at kt - 1, which precedes this barrier)
  *   wait until k-tile kt's wgmma batch is the only one in flight
  * so the copies are issued while the tensor cores run.
  *
@@ -45,6 +51,9 @@
  * co tiles fastest.
  */
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "block_copy.h"
 #include "compat.h"
@@ -52,6 +61,7 @@
 #include "implicit_gemm.h"
 #include "launch.h"
 #include "output_tile.h"
+#include "tma.h"
 #include "wgmma.h"
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
@@ -68,21 +78,28 @@ template <int BN> struct IgWgmmaConfig {
     static constexpr int kARows = kBM / kRowsPerPass;    // 4
     static constexpr int kBRows = (BN + kRowsPerPass - 1) / kRowsPerPass;
     static constexpr int kStageBytes = (kBM + BN) * wgmma::kRowBytes;
+    static constexpr int kBarrierBytes = 64;  // the stages' mbarriers (8 bytes each)
     // As many stages as fit (up to 5) in the 227 KB a block may opt in to, beside the
-    // row table and the alignment slack: 5 up to BN 96, 4 at 128 and 192.
+    // mbarriers and the alignment slack: 5 up to BN 96, 4 at 128 and 192.
     static constexpr int kMaxShared = 227 * 1024;
-    static constexpr int kStages = (kMaxShared - wgmma::kGroupBytes - kBM * 8) / kStageBytes < 5
-                                       ? (kMaxShared - wgmma::kGroupBytes - kBM * 8) / kStageBytes
+    static constexpr int kStages = (kMaxShared - wgmma::kGroupBytes - kBarrierBytes) / kStageBytes < 5
+                                       ? (kMaxShared - wgmma::kGroupBytes - kBarrierBytes) / kStageBytes
                                        : 5;
+    // B boxes this many k-tiles ahead (measured: 2 beats 3 at 5 stages, 1 loses 25%).
+    static constexpr int kBAhead = 2;
     static constexpr int kLdC = kBM + 4;
     static constexpr int kCBytes = BN * kLdC * 4;
     static constexpr int kStagesBytes = kStages * kStageBytes;
-    static constexpr int kOperandBytes = kStagesBytes > kCBytes ? kStagesBytes : kCBytes;
+    // The shared-memory epilogue's c tile and its row table (after the main loop) over the stages.
+    static constexpr int kEpilogueBytes = kCBytes + kBM * 8;
+    static constexpr int kOperandBytes = kStagesBytes > kEpilogueBytes ? kStagesBytes : kEpilogueBytes;
     // + 1024: the stages are aligned up to 1024 bytes inside the dynamic allocation.
-    static constexpr int kSharedBytes = wgmma::kGroupBytes + kOperandBytes + kBM * 8;
+    static constexpr int kSharedBytes = wgmma::kGroupBytes + kOperandBytes + kBarrierBytes;
     static_assert(kStageBytes % wgmma::kGroupBytes == 0 && BN % 8 == 0, "stages of whole swizzle groups");
     static_assert(kLdC % 32 == 4, "the accumulator stores are conflict-free for ld = 4 mod 32");
-    static_assert(kStages >= 3 && kSharedBytes <= kMaxShared, "stages in shared memory");
+    static_assert(kStages >= 3 && kStages * 8 <= kBarrierBytes && kSharedBytes <= kMaxShared,
+                  "stages in shared memory");
+    static_assert(kBAhead <= kStages - 2, "a B box goes into a stage every warpgroup is done with");
     // The accumulators go to a channel-last y from registers up to BN 128; at 192 the kernel
     // already spills (255 registers) and keeps the shared-memory epilogue.
     static constexpr bool kRegisterEpilogue = BN <= 128;
@@ -163,9 +180,12 @@ __device__ inline void store_accumulators(const OutputView &o, const float (&acc
     }
 }
 
-template <typename T, int BN>
+// kTmaB: B by TMA from w_map (the 2-D view w[cout][k_g], boxes of 64 x BN); otherwise
+// w_map is unused and B is copied like A.
+template <typename T, int BN, bool kTmaB>
 __global__ void __launch_bounds__(kIgThreads, 1)
-    conv3d_implicit_gemm_wgmma_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out) {
+    conv3d_implicit_gemm_wgmma_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out,
+                                      const __grid_constant__ CUtensorMap w_map) {
 #if HIPCONV_HAS_WGMMA
     typedef IgWgmmaConfig<BN> Cfg;
     constexpr int kStages = Cfg::kStages;
@@ -174,7 +194,8 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     unsigned char *const smem =
         ig_wgmma_shared + ((wgmma::kGroupBytes - (__cvta_generic_to_shared(ig_wgmma_shared) & 1023)) & 1023);
     float *const c_tile = reinterpret_cast<float *>(smem);
-    int64_t *const rows_smem = reinterpret_cast<int64_t *>(smem + Cfg::kOperandBytes);
+    int64_t *const rows_smem = reinterpret_cast<int64_t *>(smem + Cfg::kCBytes);
+    uint64_t *const b_landed = reinterpret_cast<uint64_t *>(smem + Cfg::kOperandBytes);  // kTmaB: stage s's B is in
 
     const int warpgroup = (int)threadIdx.x / 128;
     const int q = (int)threadIdx.x % 4;
@@ -186,13 +207,25 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     const T *const x = static_cast<const T *>(p.x);
     const T *const w = static_cast<const T *>(p.w);
     int walk_group = 0;  // the group whose k-tiles load_tile copies
+    int b_row = 0;       // kTmaB: the tile's first w row (the box's row coordinate)
+    uint32_t b_parity = 0;  // kTmaB: bit s, the parity of b_landed[s]'s next phase
 
     ARow arow[Cfg::kARows];
-    int64_t wrow[Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
+    int64_t wrow[kTmaB ? 1 : Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
     TapWalk walk;
 
-    // The k-tile at the walk's position into `stage`; then the walk moves on a k-tile.
-    auto load_tile = [&](unsigned char *stage) {
+    if constexpr (kTmaB) {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < kStages; ++s) tma::init_barrier(&b_landed[s], 1);
+            tma::fence_barrier_init();
+        }
+        __syncthreads();
+    }
+
+    // The k-tile at the walk's position into stage `s` (kTmaB: A only); then the walk moves on
+    // a k-tile.
+    auto load_tile = [&](int s) {
+        unsigned char *const stage = smem + s * Cfg::kStageBytes;
 #pragma unroll
         for (int i = 0; i < Cfg::kARows; ++i) {
             const int r = row0 + i * Cfg::kRowsPerPass;
@@ -200,17 +233,32 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             async_copy16(stage + wgmma::swizzled(r, chunk), src, x);
             async_copy16(stage + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
         }
+        if constexpr (!kTmaB) {
 #pragma unroll
-        for (int j = 0; j < Cfg::kBRows; ++j) {
-            const int r = row0 + j * Cfg::kRowsPerPass;
-            if (BN % Cfg::kRowsPerPass == 0 || r < BN) {
-                const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
-                unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
-                async_copy16(b + wgmma::swizzled(r, chunk), src, x);
-                async_copy16(b + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr, x);
+            for (int j = 0; j < Cfg::kBRows; ++j) {
+                const int r = row0 + j * Cfg::kRowsPerPass;
+                if (BN % Cfg::kRowsPerPass == 0 || r < BN) {
+                    const T *src = walk.inside(p) && wrow[j] >= 0 ? w + (wrow[j] + walk.woff) : nullptr;
+                    unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
+                    async_copy16(b + wgmma::swizzled(r, chunk), src, x);
+                    async_copy16(b + wgmma::swizzled(r, chunk + 2), src != nullptr ? src + 2 * Cfg::kVec : nullptr,
+                                 x);
+                }
             }
         }
         walk.advance(Cfg::kBK, p, cin_g, steps);
+    };
+    // kTmaB: k-tile kt's B box into stage kt % kStages, by thread 0 (rows past cout and k past
+    // k_g read as zeros; rows of the next group past cout_g give columns that are not stored).
+    auto load_b = [&](int kt) {
+        if constexpr (kTmaB) {
+            if (threadIdx.x == 0) {
+                const int s = kt % kStages;
+                tma::arrive_expect_bytes(&b_landed[s], BN * wgmma::kRowBytes);
+                tma::load_tile(smem + s * Cfg::kStageBytes + Cfg::kBM * wgmma::kRowBytes, &w_map, kt * Cfg::kBK,
+                               b_row, &b_landed[s]);
+            }
+        }
     };
     // Tile t's loader state (rows, weight rows, walk) and the copies of its first kStages - 2
     // k-tiles into stages 0 .. kStages - 3 (empty commit groups past tiles or k-tiles).
@@ -223,18 +271,23 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         walk_group = o.g;
 #pragma unroll
         for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, o.m0 + row0 + i * Cfg::kRowsPerPass, o.g, channel);
+        if constexpr (kTmaB) {
+            b_row = o.g * geo.cout_g + o.n0;
+        } else {
 #pragma unroll
-        for (int j = 0; j < Cfg::kBRows; ++j) {
-            const int r = row0 + j * Cfg::kRowsPerPass;
-            const int co = o.n0 + r;
-            wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)o.g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
+            for (int j = 0; j < Cfg::kBRows; ++j) {
+                const int r = row0 + j * Cfg::kRowsPerPass;
+                const int co = o.n0 + r;
+                wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)o.g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
+            }
         }
         walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
 #pragma unroll
         for (int s = 0; s < kStages - 2; ++s) {
-            if (s < kt_count) load_tile(smem + s * Cfg::kStageBytes);
+            if (s < kt_count) load_tile(s);
             copy_commit();
         }
+        for (int kt = 0; kt < Cfg::kBAhead && kt < kt_count; ++kt) load_b(kt);
     };
 
     // Accumulators straight to y, where y is channel-last with 16-byte aligned positions:
@@ -255,6 +308,10 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             copy_wait<kStages - 3>();
             wgmma::fence_shared_for_async();
             __syncthreads();  // k-tile kt landed for all; k-tile kt-2's stage is free
+            if constexpr (kTmaB) {
+                tma::wait_barrier(&b_landed[read_stage], (b_parity >> read_stage) & 1u);
+                b_parity ^= 1u << read_stage;
+            }
             const unsigned char *stage = smem + read_stage * Cfg::kStageBytes;
             const unsigned char *a = stage + warpgroup * 128 * wgmma::kRowBytes;
             const unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
@@ -270,8 +327,9 @@ __global__ void __launch_bounds__(kIgThreads, 1)
                         acc[h], wgmma::descriptor(a + h * 64 * wgmma::kRowBytes, step * 32), b_desc);
             }
             wgmma::commit();
-            if (kt + kStages - 2 < kt_count) load_tile(smem + write_stage * Cfg::kStageBytes);
+            if (kt + kStages - 2 < kt_count) load_tile(write_stage);
             copy_commit();
+            if (kt + Cfg::kBAhead < kt_count) load_b(kt + Cfg::kBAhead);
             wgmma::wait<1>();
             wgmma::fence_operands(acc[0]);
             wgmma::fence_operands(acc[1]);
@@ -305,6 +363,10 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         write_output_tile<T, kIgThreads>(out, c_tile, Cfg::kLdC, Cfg::kBM, BN, origin.m0,
                                          (int)min((int64_t)Cfg::kBM, geo.m - origin.m0),
                                          origin.g * geo.cout_g + origin.n0, min(BN, geo.cout_g - origin.n0), rows_smem);
+        // The c tile lay over the stages: every thread is done with it before the next copies
+        // (the B boxes write through the async proxy).
+        if constexpr (kTmaB) wgmma::fence_shared_for_async();
+        __syncthreads();
         begin_tile(tile + gridDim.x);
     }
 #endif
@@ -330,21 +392,50 @@ bool device_runs_sm90a() {
 #endif
 }
 
+// Whether w's rows are dense along k = (kd, kh, kw, ci) (channel stride 1, taps in order):
+// then a k-tile's B is a box of the 2-D view w[cout][k_g].
+inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g) {
+    return p.w_stride[1] == 1 && p.w_stride[4] == cin_g && p.w_stride[3] == p.kernel[2] * cin_g &&
+           p.w_stride[2] == (int64_t)p.kernel[1] * p.kernel[2] * cin_g;
+}
+
+// HIPCONV_CONV3D_TMA=0 in the environment: B copied by every thread (for comparison).
+inline bool tma_b_allowed() {
+    static const bool allowed = [] {
+        const char *v = std::getenv("HIPCONV_CONV3D_TMA");
+        return v == nullptr || std::strcmp(v, "0") != 0;
+    }();
+    return allowed;
+}
+
+template <typename T, int BN, bool kTmaB>
+hipconv_status_t launch_wgmma_kernel(const hipconv_conv3d_params &p, const IgGeometry &geo, const CUtensorMap &w_map,
+                                     hipStream_t stream) {
+    typedef IgWgmmaConfig<BN> Cfg;
+    auto kernel = conv3d_implicit_gemm_wgmma_kernel<T, BN, kTmaB>;
+    static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
+    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, Cfg::kSharedBytes, shared_cache));
+    hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(kIgThreads), Cfg::kSharedBytes, stream, p, geo,
+                       fast_steps(p, geo.cin_g), output_view<T>(p), w_map);
+    return last_launch_status();
+}
+
 template <typename T, int BN>
 hipconv_status_t launch_wgmma_tile(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream) {
     typedef IgWgmmaConfig<BN> Cfg;
-    auto kernel = conv3d_implicit_gemm_wgmma_kernel<T, BN>;
     geo.ci_inner = 1;
     geo.k_tiles = (int32_t)ceil_div(geo.k_g, Cfg::kBK);
     geo.n_tiles = ceil_div(geo.cout_g, BN);
     geo.tiles = ceil_div(geo.m, Cfg::kBM) * p.groups * geo.n_tiles;
-    const FastSteps steps = fast_steps(p, geo.cin_g);
-    const OutputView out = output_view<T>(p);
-    static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
-    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, Cfg::kSharedBytes, shared_cache));
-    hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(kIgThreads), Cfg::kSharedBytes, stream, p, geo, steps,
-                       out);
-    return last_launch_status();
+    CUtensorMap w_map{};
+    // B by TMA where it measured faster (v44: the VAE 96ch row -6%, 384ch -7%); the 128-wide
+    // co tile (4 stages, 2 k-tiles of B ahead) measured 2% slower at the U-Net 128ch row and
+    // keeps the copies.
+    const bool tma_b = BN != 128 && tma_b_allowed() && weights_dense_along_k(p, geo.cin_g) &&
+                       tma::encode_tile_map(&w_map, p.w, std::is_same<T, hipconv_bf16>::value, (uint64_t)geo.k_g,
+                                            (uint64_t)p.cout, (uint64_t)p.w_stride[0], BN);
+    return tma_b ? launch_wgmma_kernel<T, BN, true>(p, geo, w_map, stream)
+                 : launch_wgmma_kernel<T, BN, false>(p, geo, w_map, stream);
 }
 
 template <typename T>
