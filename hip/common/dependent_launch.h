@@ -29,8 +29,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 
 #include "compat.h"
 #include "launch.h"
@@ -115,10 +113,7 @@ hipconv_status_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 blo
 // Whether launch_chained() chains: the device starts followers early and the environment
 // does not set HIPCONV_CHAINED_LAUNCH=0 (read once per process).
 inline bool chained_launch_enabled() {
-    static const bool allowed = [] {
-        const char *value = std::getenv("HIPCONV_CHAINED_LAUNCH");
-        return value == nullptr || std::strcmp(value, "0") != 0;
-    }();
+    static const bool allowed = switch_left_on("HIPCONV_CHAINED_LAUNCH");
     return allowed && device_launches_dependents_early();
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 
 #include "compat.h"
 #include "element.h"
@@ -122,6 +124,14 @@ hipError_t allow_dynamic_shared(Kernel kernel, int bytes, std::atomic<int64_t> (
     (void)cache;
     return hipSuccess;
 #endif
+}
+
+// Whether the environment leaves the default-on switch `name` on: unset, or set to anything
+// but "0" (HIPCONV_CHAINED_LAUNCH, HIPCONV_CONV3D_TMA). Callers keep the answer in a static,
+// so the environment is read once per process.
+inline bool switch_left_on(const char *name) {
+    const char *value = std::getenv(name);
+    return value == nullptr || std::strcmp(value, "0") != 0;
 }
 
 // The status of the launch just made (configuration errors surface here).

@@ -51,8 +51,6 @@
  * co tiles fastest.
  */
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 
 #include "block_copy.h"
@@ -100,8 +98,9 @@ template <int BN> struct IgWgmmaConfig {
     static_assert(kStages >= 3 && kStages * 8 <= kBarrierBytes && kSharedBytes <= kMaxShared,
                   "stages in shared memory");
     static_assert(kBAhead <= kStages - 2, "a B box goes into a stage every warpgroup is done with");
-    // The accumulators go to a channel-last y from registers up to BN 128; at 192 the kernel
-    // already spills (255 registers) and keeps the shared-memory epilogue.
+    // The accumulators go to a channel-last y from registers up to BN 128; at 192 that
+    // epilogue spills (with B by copies or by TMA: 255 registers, local loads in the main
+    // loop), so 192 keeps the shared-memory epilogue.
     static constexpr bool kRegisterEpilogue = BN <= 128;
 };
 
@@ -401,10 +400,7 @@ inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g)
 
 // HIPCONV_CONV3D_TMA=0 in the environment: B copied by every thread (for comparison).
 inline bool tma_b_allowed() {
-    static const bool allowed = [] {
-        const char *v = std::getenv("HIPCONV_CONV3D_TMA");
-        return v == nullptr || std::strcmp(v, "0") != 0;
-    }();
+    static const bool allowed = switch_left_on("HIPCONV_CONV3D_TMA");
     return allowed;
 }
 
