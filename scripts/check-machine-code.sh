@@ -22,7 +22,7 @@
 #                                                     (hip/conv1d/direct_toeplitz_rows_channel_last.hip:
 #                                                      Direct channel-last, widths 9-64)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
-#      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN, kTmaB> (hip/conv3d/implicit_gemm_sm90.hip)
+#      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN, kLoads> (hip/conv3d/implicit_gemm_sm90.hip)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
 #    A kernel is named by a substring of its mangled name and, where one template serves
 #    several objects (tiled_gemm_kernel), a second substring (the epilogue's type).

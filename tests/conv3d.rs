@@ -76,6 +76,19 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 32, 128, [3, 6, 15], [3, 3, 3]).padding(Padding::Causal), true),
         // cout 184: on Hopper the wgmma kernel's co tile of 192 (8 columns of padding).
         (Shape::new(1, 32, 184, [2, 5, 9], [3, 3, 3]).padding(sym([1, 1, 1])), false),
+        // On Hopper, A by TMA im2col boxes (cin_g a multiple of 64, no frames): two groups of
+        // 64 channels (the box's channel offset), stride and dilation with padding 2 in depth;
+        // then the causal front padding with cout 192 (the register epilogue of the widest co
+        // tile) over m = 600 (a partial last m tile crossing planes).
+        (
+            Shape::new(2, 128, 64, [4, 6, 5], [3, 3, 3])
+                .groups(2)
+                .stride([1, 2, 2])
+                .dilation([2, 1, 1])
+                .padding(sym([2, 1, 1])),
+            true,
+        ),
+        (Shape::new(1, 64, 192, [3, 5, 40], [3, 3, 3]).padding(Padding::Causal), false),
         // NCDHW x through the transpose's 16-byte chunk kernel (channels and volume multiples
         // of 8): a partial tile on both of its axes (72 of 64 + 64 rows, 40 of 64 columns).
         (Shape::new(1, 72, 40, [2, 4, 5], [3, 3, 3]).padding(sym([1, 1, 1])), true),
@@ -347,10 +360,10 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // One small case per kernel path, so that compute-sanitizer's racecheck (which slows
     // shared-memory kernels by orders of magnitude) covers them all in seconds: Tiled's
     // direct path (few taps; its register-slab kernel with 9 and 3 slabs in NCDHW, its
-    // staged-strip kernel with 8 and 3 output channels in NDHWC) and shared-memory
-    // path, ImplicitGemm's tap-run path (cin_g a
-    // multiple of 32; on Hopper the wgmma kernel, its widest co tile last), 16-byte path and
-    // element path, the explicit pipeline, Depthwise's channel-last and channel-first paths
+    // staged-strip kernel with 8 and 3 output channels in NDHWC) and shared-memory path,
+    // ImplicitGemm's tap-run path (cin_g a multiple of 32; on Hopper the wgmma kernel, its
+    // widest co tile, then A by TMA im2col boxes), 16-byte path and element path, the
+    // explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16), ImplicitGemm's halo tiles (32
     // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
     // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
@@ -365,6 +378,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
         Shape::new(1, 32, 184, [2, 3, 9], [3, 3, 3]).padding(sym),
+        Shape::new(1, 64, 64, [2, 5, 9], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 32, 32, [3, 9, 20], [3, 3, 3]).padding(Padding::Causal),
     ];
     for device in devices("every_kernel_path_once_for_the_sanitizers") {

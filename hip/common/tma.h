@@ -7,9 +7,12 @@
  *           (rows of `cols` elements, `row_stride` elements apart) read in boxes of
  *           box_cols x box_rows with the 128-byte swizzle (box_cols * 2 must be 128);
  *           elements outside the tensor read as zeros.
+ *           encode_im2col_map: a CUtensorMap in im2col mode of a channels-last 5-D tensor
+ *           [n][d][h][w][c] of 16-bit elements: a box is 64 channels of `pixels` output
+ *           positions in a row, one filter tap at a time (Im2colGeometry below).
  *   device  mbarriers (init, arrive with an expected byte count, wait on a phase parity);
  *           load_tile: one box from global memory into shared memory, its bytes counted on
- *           an mbarrier.
+ *           an mbarrier; load_im2col: the same for an im2col box.
  *
  * The swizzle is wgmma.h's: 16-byte chunk c of row r of a box lands at chunk c ^ (r % 8),
  * so a box written at a 1024-byte aligned address is a K-major operand tile as is.
@@ -36,18 +39,24 @@ namespace tma {
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 
-// The driver's cuTensorMapEncodeTiled (through the runtime, so no link to libcuda), or
-// nullptr where the driver has none.
+// The driver's entry point `name` of CUDA 12.0's signature (through the runtime, so no link
+// to libcuda), or nullptr where the driver has none.
+inline void *driver_entry_point(const char *name) {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    const cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+    return err == cudaSuccess && found == cudaDriverEntryPointSuccess ? fn : nullptr;
+}
+
 inline PFN_cuTensorMapEncodeTiled_v12000 tile_map_encoder() {
-    static PFN_cuTensorMapEncodeTiled_v12000 encoder = [] {
-        void *fn = nullptr;
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        const cudaError_t err =
-            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
-        return err == cudaSuccess && found == cudaDriverEntryPointSuccess
-                   ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn)
-                   : nullptr;
-    }();
+    static const auto encoder =
+        reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(driver_entry_point("cuTensorMapEncodeTiled"));
+    return encoder;
+}
+
+inline PFN_cuTensorMapEncodeIm2col_v12000 im2col_map_encoder() {
+    static const auto encoder =
+        reinterpret_cast<PFN_cuTensorMapEncodeIm2col_v12000>(driver_entry_point("cuTensorMapEncodeIm2col"));
     return encoder;
 }
 
@@ -68,6 +77,49 @@ inline bool encode_tile_map(CUtensorMap *map, const void *base, bool bf16, uint6
     return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
                   const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                   CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// A channels-last 5-D tensor read in im2col boxes, axes in the tensor map's order (0: w,
+// 1: h, 2: d). Output position (n, od, oh, ow) of the convolution starts its filter window
+// at input (n, lower[2] + od * stride[2], lower[1] + oh * stride[1], lower[0] + ow *
+// stride[0]); a box walks `pixels` output positions from a given one, w fastest, then h, d
+// and n, each position's 64 channels from (its window's start + the tap's offset).
+struct Im2colGeometry {
+    uint64_t dims[5];     // c, w, h, d, n
+    uint64_t strides[4];  // elements between consecutive w, h, d, n (c: 1)
+    int lower[3];         // the first window's start: -(front padding)
+    int out[3];           // output positions along w, h, d
+    int stride[3];
+};
+
+// The im2col map of `base` (16-bit elements, `bf16` picks the type): boxes of 64 channels x
+// `pixels` positions with the 128-byte swizzle, elements outside the tensor read as zeros.
+// False where TMA cannot read it (no encoder, a base not 16-byte aligned, a stride not a
+// multiple of 16 bytes, corners out of the encoder's range): the caller takes another path.
+inline bool encode_im2col_map(CUtensorMap *map, const void *base, bool bf16, const Im2colGeometry &g,
+                              uint32_t pixels) {
+    const PFN_cuTensorMapEncodeIm2col_v12000 encode = im2col_map_encoder();
+    if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0 || pixels == 0 || pixels > 256)
+        return false;
+    cuuint64_t dims[5], strides[4];
+    for (int a = 0; a < 5; ++a) dims[a] = g.dims[a];
+    for (int a = 0; a < 4; ++a) {
+        strides[a] = g.strides[a] * 2;
+        if (strides[a] % 16 != 0) return false;
+    }
+    // The last window start along an axis is lower + (out - 1) * stride, which the map gives
+    // as (dim - 1) + upper: so the box walks exactly `out` positions an axis.
+    int lower[3], upper[3];
+    cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    for (int a = 0; a < 3; ++a) {
+        lower[a] = g.lower[a];
+        upper[a] = g.lower[a] + (g.out[a] - 1) * g.stride[a] - (int)(g.dims[a + 1] - 1);
+        element_strides[a + 1] = (cuuint32_t)g.stride[a];
+    }
+    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
+                  const_cast<void *>(base), dims, strides, lower, upper, 64, pixels, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
@@ -116,6 +168,20 @@ __device__ inline void load_tile(void *dst, const CUtensorMap *map, int col, int
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(shared_address(dst)),
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar))
+                 : "memory");
+#endif
+}
+
+// The im2col box of `map` whose first position's window starts at (c, w, h, d, n), at the
+// filter tap (offset_w, offset_h, offset_d) (input elements, dilation included), into `dst`,
+// counted as bytes on the mbarrier at `bar`.
+__device__ inline void load_im2col(void *dst, const CUtensorMap *map, int c, int w, int h, int d, int n,
+                                   uint16_t offset_w, uint16_t offset_h, uint16_t offset_d, uint64_t *bar) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5, %6}], [%7], {%8, %9, %10};\n" ::"r"(shared_address(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(shared_address(bar)),
+                 "h"(offset_w), "h"(offset_h), "h"(offset_d)
                  : "memory");
 #endif
 }

@@ -19,30 +19,35 @@
  *
  * Shared memory per stage: A [256][64] then B [BN][64], 128-byte rows swizzled in 1024-byte
  * groups (wgmma.h: chunk c of row r at c ^ (r % 8)), the stage 1024-byte aligned;
- * kStages stages, then one mbarrier a stage. Loads:
- *   A: cp.async, four threads per row exactly as the tap-run kernel (q = t % 4: half q / 2
- *      of the k-tile, its chunks q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per
- *      thread, no division in the loop).
- *   B: where w is dense along k (kTmaB): one TMA box of the 2-D view w[cout][k_g] a k-tile,
- *      issued by thread 0 and counted on the stage's mbarrier (tma.h; the box lands in the
- *      same swizzle); otherwise cp.async as A (rows t/4 + 64 j).
+ * kStages stages, then one mbarrier a stage. Loads (OperandLoads, chosen per launch):
+ *   A: where x is read by an im2col tensor map (kTmaAB: cin_g a multiple of 64, so that a
+ *      k-tile is 64 channels of one tap; no initial frames): one TMA box a k-tile, the 256
+ *      positions' 64 channels at the k-tile's tap, issued by thread 0 (tma.h; positions in
+ *      the padding and past the tensor read as zeros). Otherwise cp.async, four threads per
+ *      row exactly as the tap-run kernel (q = t % 4: half q / 2 of the k-tile, its chunks
+ *      q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per thread, no division in the loop).
+ *   B: where w is dense along k (kTmaB, kTmaAB): one TMA box of the 2-D view w[cout][k_g] a
+ *      k-tile, issued by thread 0; otherwise cp.async as A (rows t/4 + 64 j).
+ *   The boxes of a k-tile (A's and B's) are counted on the stage's mbarrier; they land in
+ *   the same swizzle as the copies.
  *
- * Pipeline per k-tile kt (A copies kStages - 2 k-tiles ahead, B boxes kBAhead):
+ * Pipeline per k-tile kt (A copies kStages - 2 k-tiles ahead, boxes kBAhead):
  *   wait for k-tile kt's copies; fence them to the async proxy; barrier; kTmaB: wait for
  *   the stage's mbarrier
  *   issue 4 k-steps x 2 halves of wgmma on stage kt; commit
- *   issue the copies of k-tile kt + kStages - 2 and the B box of kt + kBAhead (into stages
+ *   issue the copies of k-tile kt + kStages - 2 and the boxes of kt + kBAhead (into stages
  *   that k-tiles kt - 2 and kt + kBAhead - kStages used: their wgmma finished before every
  *   thread's wait at kt - 1, which precedes this barrier)
  *   wait until k-tile kt's wgmma batch is the only one in flight
  * so the copies are issued while the tensor cores run.
  *
  * Epilogue, two ways:
- *   - channel-last y with 16-byte aligned positions (OutputView::vector), BN <= 128: from
- *     the registers (store_accumulators): a quad of lanes transposes its pairs of channels
- *     with shuffles so that each lane stores 8 channels of one position as 16 bytes, a warp
- *     8 positions x 64 contiguous bytes; bias and SiLU on the way. No shared memory and no
- *     barrier, so the block's next tile (if any) has its first copies issued before.
+ *   - channel-last y with 16-byte aligned positions (OutputView::vector), BN <= 128 or A
+ *     by TMA (IgWgmmaConfig::register_epilogue): from the registers (store_accumulators):
+ *     a quad of lanes transposes its pairs of channels with shuffles so that each lane
+ *     stores 8 channels of one position as 16 bytes, a warp 8 positions x 64 contiguous
+ *     bytes; bias and SiLU on the way. No shared memory and no barrier, so the block's
+ *     next tile (if any) has its first loads issued before.
  *   - otherwise: accumulators -> shared c[co][m] (row stride 260 floats: conflict-free) ->
  *     output_tile.h (bias, SiLU, y through y_stride), over the stages' bytes.
  *
@@ -98,10 +103,31 @@ template <int BN> struct IgWgmmaConfig {
     static_assert(kStages >= 3 && kStages * 8 <= kBarrierBytes && kSharedBytes <= kMaxShared,
                   "stages in shared memory");
     static_assert(kBAhead <= kStages - 2, "a B box goes into a stage every warpgroup is done with");
-    // The accumulators go to a channel-last y from registers up to BN 128; at 192 that
-    // epilogue spills (with B by copies or by TMA: 255 registers, local loads in the main
-    // loop), so 192 keeps the shared-memory epilogue.
-    static constexpr bool kRegisterEpilogue = BN <= 128;
+    // The accumulators go to a channel-last y from registers up to BN 128, and at 192 where A
+    // is loaded by TMA. With A copied, 192's register epilogue spills (255 registers, local
+    // loads in the main loop), so it keeps the shared-memory epilogue; with A by TMA the
+    // copies' state is gone and it fits (242 registers, no spills; v45: 384ch -3.5%).
+    __host__ __device__ static constexpr bool register_epilogue(bool a_by_tma) { return BN <= 128 || a_by_tma; }
+};
+
+// How a launch loads its operands: both by cp.async, B by TMA (w dense along k), or both by
+// TMA (A through x's im2col map as well).
+enum class OperandLoads { kCopies, kTmaB, kTmaAB };
+
+// Thread 0's walk over the k-tiles' taps where A is loaded by TMA: the k-tile's first
+// channel within the group and its tap (kd, kh, kw); a k-tile is 64 channels of one tap.
+struct BoxTap {
+    int c, kw, kh, kd;
+    __device__ void advance(const hipconv_conv3d_params &p, int cin_g) {
+        c += 64;
+        if (c < cin_g) return;
+        c = 0;
+        if (++kw < p.kernel[2]) return;
+        kw = 0;
+        if (++kh < p.kernel[1]) return;
+        kh = 0;
+        ++kd;
+    }
 };
 
 // Where tile t of the grid-stride loop lies: co tiles fastest, then groups, then m.
@@ -179,14 +205,18 @@ __device__ inline void store_accumulators(const OutputView &o, const float (&acc
     }
 }
 
-// kTmaB: B by TMA from w_map (the 2-D view w[cout][k_g], boxes of 64 x BN); otherwise
-// w_map is unused and B is copied like A.
-template <typename T, int BN, bool kTmaB>
+// kLoads kTmaB / kTmaAB: B by TMA from w_map (the 2-D view w[cout][k_g], boxes of 64 x BN);
+// kTmaAB: A by TMA from x_map (im2col boxes of 64 channels x 256 positions). A map a path
+// does not use is not read.
+template <typename T, int BN, OperandLoads kLoads>
 __global__ void __launch_bounds__(kIgThreads, 1)
     conv3d_implicit_gemm_wgmma_kernel(hipconv_conv3d_params p, IgGeometry geo, FastSteps steps, OutputView out,
-                                      const __grid_constant__ CUtensorMap w_map) {
+                                      const __grid_constant__ CUtensorMap w_map,
+                                      const __grid_constant__ CUtensorMap x_map) {
 #if HIPCONV_HAS_WGMMA
     typedef IgWgmmaConfig<BN> Cfg;
+    constexpr bool kTmaB = kLoads != OperandLoads::kCopies;
+    constexpr bool kTmaA = kLoads == OperandLoads::kTmaAB;
     constexpr int kStages = Cfg::kStages;
     constexpr int kAcc = BN / 2;
     extern __shared__ __align__(1024) unsigned char ig_wgmma_shared[];
@@ -194,7 +224,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         ig_wgmma_shared + ((wgmma::kGroupBytes - (__cvta_generic_to_shared(ig_wgmma_shared) & 1023)) & 1023);
     float *const c_tile = reinterpret_cast<float *>(smem);
     int64_t *const rows_smem = reinterpret_cast<int64_t *>(smem + Cfg::kCBytes);
-    uint64_t *const b_landed = reinterpret_cast<uint64_t *>(smem + Cfg::kOperandBytes);  // kTmaB: stage s's B is in
+    uint64_t *const b_landed = reinterpret_cast<uint64_t *>(smem + Cfg::kOperandBytes);  // kTmaB: stage s's boxes are in
 
     const int warpgroup = (int)threadIdx.x / 128;
     const int q = (int)threadIdx.x % 4;
@@ -208,8 +238,10 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     int walk_group = 0;  // the group whose k-tiles load_tile copies
     int b_row = 0;       // kTmaB: the tile's first w row (the box's row coordinate)
     uint32_t b_parity = 0;  // kTmaB: bit s, the parity of b_landed[s]'s next phase
+    OutputPosition a_start{};  // kTmaA: the tile's first output position
+    BoxTap a_tap{};            // kTmaA (thread 0): the tap of the next k-tile to load
 
-    ARow arow[Cfg::kARows];
+    ARow arow[kTmaA ? 1 : Cfg::kARows];
     int64_t wrow[kTmaB ? 1 : Cfg::kBRows];  // < 0: past cout_g (or past the tile's BN rows)
     TapWalk walk;
 
@@ -224,6 +256,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
     // The k-tile at the walk's position into stage `s` (kTmaB: A only); then the walk moves on
     // a k-tile.
     auto load_tile = [&](int s) {
+        if constexpr (kTmaA) return;
         unsigned char *const stage = smem + s * Cfg::kStageBytes;
 #pragma unroll
         for (int i = 0; i < Cfg::kARows; ++i) {
@@ -247,15 +280,24 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         }
         walk.advance(Cfg::kBK, p, cin_g, steps);
     };
-    // kTmaB: k-tile kt's B box into stage kt % kStages, by thread 0 (rows past cout and k past
-    // k_g read as zeros; rows of the next group past cout_g give columns that are not stored).
+    // kTmaB: k-tile kt's B box (kTmaA: and its A box) into stage kt % kStages, by thread 0
+    // (rows past cout and k past k_g read as zeros; rows of the next group past cout_g give
+    // columns that are not stored). kTmaA: the k-tiles of a tile in order, from 0.
     auto load_b = [&](int kt) {
         if constexpr (kTmaB) {
             if (threadIdx.x == 0) {
                 const int s = kt % kStages;
-                tma::arrive_expect_bytes(&b_landed[s], BN * wgmma::kRowBytes);
-                tma::load_tile(smem + s * Cfg::kStageBytes + Cfg::kBM * wgmma::kRowBytes, &w_map, kt * Cfg::kBK,
-                               b_row, &b_landed[s]);
+                unsigned char *const stage = smem + s * Cfg::kStageBytes;
+                tma::arrive_expect_bytes(&b_landed[s], ((kTmaA ? Cfg::kBM : 0) + BN) * wgmma::kRowBytes);
+                tma::load_tile(stage + Cfg::kBM * wgmma::kRowBytes, &w_map, kt * Cfg::kBK, b_row, &b_landed[s]);
+                if constexpr (kTmaA) {
+                    tma::load_im2col(stage, &x_map, walk_group * cin_g + a_tap.c,
+                                     a_start.ow * p.stride[2] - p.pad[2], a_start.oh * p.stride[1] - p.pad[1],
+                                     a_start.od * p.stride[0] - p.pad[0], a_start.n,
+                                     (uint16_t)(a_tap.kw * p.dilation[2]), (uint16_t)(a_tap.kh * p.dilation[1]),
+                                     (uint16_t)(a_tap.kd * p.dilation[0]), &b_landed[s]);
+                    a_tap.advance(p, cin_g);
+                }
             }
         }
     };
@@ -268,8 +310,14 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         }
         const TileOrigin o = tile_origin<BN>(t, geo, p.groups);
         walk_group = o.g;
+        if constexpr (kTmaA) {
+            a_start = output_position(p, o.m0);
+            a_tap = BoxTap{0, 0, 0, 0};
+        } else {
 #pragma unroll
-        for (int i = 0; i < Cfg::kARows; ++i) arow[i] = a_row(p, geo, o.m0 + row0 + i * Cfg::kRowsPerPass, o.g, channel);
+            for (int i = 0; i < Cfg::kARows; ++i)
+                arow[i] = a_row(p, geo, o.m0 + row0 + i * Cfg::kRowsPerPass, o.g, channel);
+        }
         if constexpr (kTmaB) {
             b_row = o.g * geo.cout_g + o.n0;
         } else {
@@ -280,7 +328,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
                 wrow[j] = r < BN && co < geo.cout_g ? ((int64_t)o.g * geo.cout_g + co) * p.w_stride[0] + channel : -1;
             }
         }
-        walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
+        if constexpr (!kTmaA) walk.start((q / 2) * Cfg::kHalf, p, cin_g, steps);
 #pragma unroll
         for (int s = 0; s < kStages - 2; ++s) {
             if (s < kt_count) load_tile(s);
@@ -291,7 +339,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 
     // Accumulators straight to y, where y is channel-last with 16-byte aligned positions:
     // the stages stay untouched, so the next tile's first copies go out before the stores.
-    const bool register_epilogue = Cfg::kRegisterEpilogue && out.vector;
+    const bool register_epilogue = Cfg::register_epilogue(kTmaA) && out.vector;
     begin_tile(blockIdx.x);
     for (int64_t tile = blockIdx.x; tile < geo.tiles; tile += gridDim.x) {
         const TileOrigin origin = tile_origin<BN>(tile, geo, p.groups);
@@ -398,21 +446,42 @@ inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g)
            p.w_stride[2] == (int64_t)p.kernel[1] * p.kernel[2] * cin_g;
 }
 
-// HIPCONV_CONV3D_TMA=0 in the environment: B copied by every thread (for comparison).
-inline bool tma_b_allowed() {
+// HIPCONV_CONV3D_TMA=0 in the environment: A and B copied by every thread (for comparison).
+inline bool tma_allowed() {
     static const bool allowed = switch_left_on("HIPCONV_CONV3D_TMA");
     return allowed;
 }
 
-template <typename T, int BN, bool kTmaB>
+// x's im2col map, where A's k-tiles can be TMA boxes: 64 channels of one tap (cin_g a
+// multiple of 64), x channels-last, no initial frames (the padding reads as zeros), and a
+// geometry the encoder takes (corners within its range). False otherwise.
+inline bool encode_x_im2col_map(CUtensorMap *map, const hipconv_conv3d_params &p, int64_t cin_g, bool bf16,
+                                uint32_t positions) {
+    if (p.initial_frames != nullptr || cin_g % 64 != 0 || p.x_stride[1] != 1) return false;
+    tma::Im2colGeometry g{};
+    g.dims[0] = (uint64_t)p.cin;
+    g.dims[4] = (uint64_t)p.batch;
+    g.strides[3] = (uint64_t)p.x_stride[0];
+    for (int a = 0; a < 3; ++a) {  // map axis a: w, h, d = conv axis 2 - a
+        const int axis = 2 - a;
+        g.dims[a + 1] = (uint64_t)p.in[axis];
+        g.strides[a] = (uint64_t)p.x_stride[2 + axis];
+        g.lower[a] = -p.pad[axis];
+        g.out[a] = p.out[axis];
+        g.stride[a] = p.stride[axis];
+    }
+    return tma::encode_im2col_map(map, p.x, bf16, g, positions);
+}
+
+template <typename T, int BN, OperandLoads kLoads>
 hipconv_status_t launch_wgmma_kernel(const hipconv_conv3d_params &p, const IgGeometry &geo, const CUtensorMap &w_map,
-                                     hipStream_t stream) {
+                                     const CUtensorMap &x_map, hipStream_t stream) {
     typedef IgWgmmaConfig<BN> Cfg;
-    auto kernel = conv3d_implicit_gemm_wgmma_kernel<T, BN, kTmaB>;
+    auto kernel = conv3d_implicit_gemm_wgmma_kernel<T, BN, kLoads>;
     static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, Cfg::kSharedBytes, shared_cache));
     hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(kIgThreads), Cfg::kSharedBytes, stream, p, geo,
-                       fast_steps(p, geo.cin_g), output_view<T>(p), w_map);
+                       fast_steps(p, geo.cin_g), output_view<T>(p), w_map, x_map);
     return last_launch_status();
 }
 
@@ -423,15 +492,18 @@ hipconv_status_t launch_wgmma_tile(const hipconv_conv3d_params &p, IgGeometry ge
     geo.k_tiles = (int32_t)ceil_div(geo.k_g, Cfg::kBK);
     geo.n_tiles = ceil_div(geo.cout_g, BN);
     geo.tiles = ceil_div(geo.m, Cfg::kBM) * p.groups * geo.n_tiles;
-    CUtensorMap w_map{};
-    // B by TMA where it measured faster (v44: the VAE 96ch row -6%, 384ch -7%); the 128-wide
-    // co tile (4 stages, 2 k-tiles of B ahead) measured 2% slower at the U-Net 128ch row and
-    // keeps the copies.
-    const bool tma_b = BN != 128 && tma_b_allowed() && weights_dense_along_k(p, geo.cin_g) &&
-                       tma::encode_tile_map(&w_map, p.w, std::is_same<T, hipconv_bf16>::value, (uint64_t)geo.k_g,
-                                            (uint64_t)p.cout, (uint64_t)p.w_stride[0], BN);
-    return tma_b ? launch_wgmma_kernel<T, BN, true>(p, geo, w_map, stream)
-                 : launch_wgmma_kernel<T, BN, false>(p, geo, w_map, stream);
+    constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
+    CUtensorMap w_map{}, x_map{};
+    const bool w_box = tma_allowed() && weights_dense_along_k(p, geo.cin_g) &&
+                       tma::encode_tile_map(&w_map, p.w, kBf16, (uint64_t)geo.k_g, (uint64_t)p.cout,
+                                            (uint64_t)p.w_stride[0], BN);
+    // A and B by TMA wherever x has an im2col map; B alone where it measured faster (v44:
+    // the VAE 96ch row -6%, 384ch -7%): the 128-wide co tile (4 stages, 2 k-tiles of B
+    // ahead) measured 2% slower with B alone at the U-Net 128ch row and keeps the copies.
+    if (w_box && encode_x_im2col_map(&x_map, p, geo.cin_g, kBf16, Cfg::kBM))
+        return launch_wgmma_kernel<T, BN, OperandLoads::kTmaAB>(p, geo, w_map, x_map, stream);
+    if (w_box && BN != 128) return launch_wgmma_kernel<T, BN, OperandLoads::kTmaB>(p, geo, w_map, x_map, stream);
+    return launch_wgmma_kernel<T, BN, OperandLoads::kCopies>(p, geo, w_map, x_map, stream);
 }
 
 template <typename T>

@@ -6,7 +6,9 @@
 // (relative norm error under 1e-3 for f16 and 1e-2 for bf16, NaN-poisoned outputs; the
 // reference runs on the host's cores, OpenMP). The cases cover the halo-tile kernel's edges:
 // partial tiles along every axis, causal frames, dilation, 1x3x3 / 3x1x1 / 5x5x5 kernels,
-// cout below 32, NCDHW y, bias and SiLU.
+// cout below 32, NCDHW y, bias and SiLU; and the wgmma kernel's load paths (A by TMA
+// im2col boxes where cin is a multiple of 64, with stride, dilation, padding 0-2 and other
+// kernels; A copied where it is not, or where initial frames are given).
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure), and run
 // on the GPU:
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -DHIPCONV_SM90A_SASS \
@@ -30,6 +32,7 @@ struct Case {
     bool ncdhw_y, frames, bias, silu, bf16, time;
     bool causal = false;  // time padded at the front only (pad[0] ignored), frames or zeros
     int sample = 1;       // the reference checks every sample-th output position
+    int stride = 1;       // along every axis (not with causal)
 };
 
 // NDHWC strides of [n, c, d, h, w] (channel stride 1), or NCDHW.
@@ -45,13 +48,14 @@ static double run_case(const Case &k, double *us) {
     hipconv_conv3d_params p{};
     p.batch = k.n, p.cin = k.cin, p.cout = k.cout, p.groups = 1;
     p.in[0] = k.d, p.in[1] = k.h, p.in[2] = k.w;
-    for (int a = 0; a < 3; ++a) p.kernel[a] = k.k[a], p.stride[a] = 1, p.dilation[a] = k.dil[a], p.pad[a] = k.pad[a];
+    for (int a = 0; a < 3; ++a)
+        p.kernel[a] = k.k[a], p.stride[a] = k.stride, p.dilation[a] = k.dil[a], p.pad[a] = k.pad[a];
     const int span0 = (k.k[0] - 1) * k.dil[0];
     const bool causal = k.frames || k.causal;
-    p.out[0] = causal ? k.d : k.d + 2 * k.pad[0] - span0;
+    p.out[0] = causal ? k.d : (k.d + 2 * k.pad[0] - span0 - 1) / k.stride + 1;
     if (causal) p.pad[0] = span0;  // the front padding only
-    p.out[1] = k.h + 2 * k.pad[1] - (k.k[1] - 1) * k.dil[1];
-    p.out[2] = k.w + 2 * k.pad[2] - (k.k[2] - 1) * k.dil[2];
+    p.out[1] = (k.h + 2 * k.pad[1] - (k.k[1] - 1) * k.dil[1] - 1) / k.stride + 1;
+    p.out[2] = (k.w + 2 * k.pad[2] - (k.k[2] - 1) * k.dil[2] - 1) / k.stride + 1;
     strides(false, k.cin, k.d, k.h, k.w, p.x_stride);
     strides(k.ncdhw_y, k.cout, p.out[0], p.out[1], p.out[2], p.y_stride);
     strides(false, k.cin, p.pad[0], k.h, k.w, p.initial_stride);
@@ -99,8 +103,9 @@ static double run_case(const Case &k, double *us) {
                         for (int a = 0; a < k.k[0]; ++a)
                             for (int bb = 0; bb < k.k[1]; ++bb)
                                 for (int cc = 0; cc < k.k[2]; ++cc) {
-                                    const int id = z - p.pad[0] + a * k.dil[0], ih = yy - p.pad[1] + bb * k.dil[1],
-                                              iw = xx - p.pad[2] + cc * k.dil[2];
+                                    const int id = z * k.stride - p.pad[0] + a * k.dil[0],
+                                              ih = yy * k.stride - p.pad[1] + bb * k.dil[1],
+                                              iw = xx * k.stride - p.pad[2] + cc * k.dil[2];
                                     if (ih < 0 || ih >= k.h || iw < 0 || iw >= k.w || id >= k.d) continue;
                                     const uint16_t *src;
                                     if (id >= 0) {
@@ -159,6 +164,36 @@ int main(int argc, char **argv) {
          true, false},
         {"wgmma cin64 cout384 bf16", 1, 64, 384, 2, 5, 27, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true,
          true, false},
+        // A by im2col TMA boxes (cin a multiple of 64, no frames): padding, dilation, strides,
+        // kernels other than 3^3, batches, causal time, m tiles across rows, planes and batches
+        {"tma-a cin64 dilation 2 batch 2", 2, 64, 64, 6, 12, 21, {3, 3, 3}, {2, 2, 2}, {2, 2, 2}, false, false, true,
+         false, false, false},
+        {"tma-a cin128 valid bf16", 1, 128, 96, 5, 9, 30, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, false, false, false, true,
+         true, false},
+        {"tma-a cin64 1x3x3", 2, 64, 32, 3, 11, 19, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, true, false, false,
+         false},
+        {"tma-a cin64 3x1x1", 1, 64, 64, 7, 5, 23, {3, 1, 1}, {1, 0, 0}, {1, 1, 1}, false, false, true, false, true,
+         false},
+        {"tma-a cin64 5x5x5", 1, 64, 40, 6, 7, 9, {5, 5, 5}, {2, 2, 2}, {1, 1, 1}, false, false, true, true, false,
+         false},
+        {"tma-a cin64 causal bf16", 2, 64, 64, 5, 9, 20, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, false, false, true, false,
+         true, false, true},
+        {"tma-a cin64 stride 2", 2, 64, 64, 7, 13, 22, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, false,
+         false, false, false, 1, 2},
+        {"tma-a cin128 stride 2 pad 0 ncdhw-y", 1, 128, 136, 6, 11, 17, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, true, false,
+         false, true, true, false, false, 1, 2},
+        // cin_g a multiple of 32 but not of 64: k-tiles straddling taps (A copied; the v45
+        // halves patch loaded them as two 32-channel boxes)
+        {"straddling cin96 cout72 causal bf16", 2, 96, 72, 4, 6, 45, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, false, false, true,
+         false, true, false, true},
+        {"straddling cin32 cout64 dil 2 stride 2", 2, 32, 64, 6, 12, 21, {3, 3, 3}, {2, 2, 2}, {2, 2, 2}, false, false,
+         true, true, false, false, false, 1, 2},
+        {"straddling cin160 cout40 valid ncdhw-y", 1, 160, 40, 5, 9, 30, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, true, false,
+         false, false, false, false},
+        {"cin64 causal frames (copies)", 1, 64, 64, 5, 9, 20, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, false, true, true, false,
+         false, false},
+        {"tma-a cin192 cout192 silu", 1, 192, 192, 3, 8, 50, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true,
+         false, false},
         // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
         {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
          false, true, true, true, 61},
