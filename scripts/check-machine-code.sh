@@ -23,6 +23,9 @@
 #                                                      Direct channel-last, widths 9-64)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN, kLoads> (hip/conv3d/implicit_gemm_sm90.hip)
+#    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HMMA: mma.sync fed by TMA):
+#      depthwise_diagonal conv3d_depthwise_diagonal_kernel<T, kSilu> (hip/conv3d/depthwise_diagonal.hip:
+#                                                      Depthwise NDHWC on Hopper)
 #    build.rs compiles target 90 as sm_90a (wgmma needs it): its SASS is read as sm_90a.
 #    A kernel is named by a substring of its mangled name and, where one template serves
 #    several objects (tiled_gemm_kernel), a second substring (the epilogue's type).
@@ -103,6 +106,8 @@ matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_chan
 nvidia_kernels_16bit=("direct_toeplitz_rows_channel_last conv1d_direct_toeplitz_rows_channel_last_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
 hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
+# The same with HMMA (mma.sync; the kernel needs sm_90's TMA, not sm_90a's wgmma).
+hopper_hmma_kernels_16bit=("depthwise_diagonal conv3d_depthwise_diagonal_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)
 streaming=(direct_channel_first direct_channel_last direct_wide_channel_first direct_wide_channel_last
            direct_window_channel_last direct_toeplitz_channel_first direct_toeplitz_channel_last update)
@@ -390,8 +395,10 @@ cuda)
                 "$(cuda_matrix_lines "$kernel" "" <<<"${library_sass[$sm]}")" f16 bf16
         done
         if [ "${sm%%[!0-9]*}" -ge 90 ]; then
-            for entry in "${hopper_kernels_16bit[@]}"; do
+            for entry in "${hopper_kernels_16bit[@]}" "${hopper_hmma_kernels_16bit[@]}"; do
                 read -r object kernel <<<"$entry"
+                wgmma=1
+                [[ " ${hopper_hmma_kernels_16bit[*]} " == *" $object "* ]] && wgmma=0
                 lines=$(cuda_matrix_lines "$kernel" "" <<<"$sass")
                 from=""
                 if [ -z "$lines" ]; then
@@ -405,7 +412,7 @@ cuda)
                     from=" (from the kernel library)"
                 fi
                 # wgmma or nothing: HMMA alone would mean the kernel was not built for sm_90a.
-                if grep -q HMMA <<<"$lines"; then
+                if [ $wgmma = 1 ] && grep -q HMMA <<<"$lines"; then
                     echo "cuda sm_$sm $object: HMMA where only HGMMA belongs: $lines"
                     fail_matrix=1
                 fi

@@ -55,6 +55,11 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 16, 16, [4, 20, 30], [3, 3, 3]).groups(16).padding(sym([1, 2, 0])), false),
         (Shape::new(1, 16, 16, [37, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal), true),
         (Shape::new(1, 16, 16, [3, 5, 300], [3, 3, 3]).groups(16).padding(sym([1, 1, 1])), false),
+        // Depthwise NDHWC on Hopper's diagonal-operand kernel (f16/bf16, blocks of 64 channels
+        // x 8 x 8 outputs, TMA boxes): 72 channels (a partial block) with padding 2 on h and w
+        // (partial tiles on both); 7 x 7 planes (one partial tile) with causal padding.
+        (Shape::new(2, 72, 72, [5, 9, 11], [3, 3, 3]).groups(72).padding(sym([1, 2, 2])), true),
+        (Shape::new(1, 136, 136, [6, 7, 7], [3, 3, 3]).groups(136).padding(Padding::Causal), false),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
@@ -364,7 +369,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // ImplicitGemm's tap-run path (cin_g a multiple of 32; on Hopper the wgmma kernel, its
     // widest co tile, then A by TMA im2col boxes), 16-byte path and element path, the
     // explicit pipeline, Depthwise's channel-last and channel-first paths
-    // (the [4, 6, 16] case on the matrix cores in f16), ImplicitGemm's halo tiles (32
+    // (the [4, 6, 16] case on the matrix cores in f16: NDHWC on Hopper's diagonal-operand
+    // kernel), ImplicitGemm's halo tiles (32
     // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
     // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));

@@ -12,7 +12,10 @@
  *           positions in a row, one filter tap at a time (Im2colGeometry below).
  *   device  mbarriers (init, arrive with an expected byte count, wait on a phase parity);
  *           load_tile: one box from global memory into shared memory, its bytes counted on
- *           an mbarrier; load_im2col: the same for an im2col box.
+ *           an mbarrier; load_im2col: the same for an im2col box; load_tile5 /
+ *           store_tile5: a box of a 5-D tile map in and out (the stores as bulk groups,
+ *           waited for with wait_stores_read / wait_stores, their sources fenced with
+ *           fence_shared_for_async).
  *
  * The swizzle is wgmma.h's: 16-byte chunk c of row r of a box lands at chunk c ^ (r % 8),
  * so a box written at a 1024-byte aligned address is a K-major operand tile as is.
@@ -183,6 +186,51 @@ __device__ inline void load_im2col(void *dst, const CUtensorMap *map, int c, int
                  "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(shared_address(bar)),
                  "h"(offset_w), "h"(offset_h), "h"(offset_d)
                  : "memory");
+#endif
+}
+
+// Box (c, w, h, d, n) of the 5-D tile map `map` into shared memory at `dst` (a shared-window
+// address), counted as bytes on the mbarrier at shared address `bar`.
+__device__ inline void load_tile5(uint32_t dst, const CUtensorMap *map, int c, int w, int h, int d, int n,
+                                  uint32_t bar) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(bar)
+                 : "memory");
+#endif
+}
+
+// Shared memory at `src` to box (c, w, h, d, n) of the 5-D tile map `map` (clipped at the
+// tensor's edges), committed as one bulk group of this thread. Writes to `src` by other
+// threads must be fenced (fence_shared_for_async) and ordered before it by a barrier.
+__device__ inline void store_tile5(const CUtensorMap *map, int c, int w, int h, int d, int n, uint32_t src) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+                 "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(src)
+                 : "memory");
+#endif
+}
+
+// Until at most kPending of this thread's bulk groups still read their shared memory.
+template <int kPending> __device__ inline void wait_stores_read() {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// Until at most kPending of this thread's bulk groups are still in flight.
+template <int kPending> __device__ inline void wait_stores() {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// This thread's shared-memory writes, made visible to the TMA unit (the async proxy).
+__device__ inline void fence_shared_for_async() {
+#if HIPCONV_HAS_TMA
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #endif
 }
 

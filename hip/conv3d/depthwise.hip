@@ -34,6 +34,9 @@
  *   a multiple of the tile count (a block stages its taps once).
  *
  * f16/bf16 3x3x3 with stride and dilation 1 are tried on the matrix cores first:
+ *   on Hopper (an sm_90a build), NDHWC that TMA reads (16-byte aligned positions),
+ *   depthwise_diagonal.hip (1.8x depthwise_toeplitz_last.hip at the bench's 192-channel
+ *   row: 116 against 208 us, H100); then
  *   NDHWC with channels in groups of 16 (NVIDIA; 8 on AMD), depthwise_toeplitz_last.hip
  *   (1.28x this file's channel_last kernel at the bench's 192-channel row, H100), then
  *   NCDHW with rows of 16-byte vectors in x and a 16-byte aligned y,
@@ -75,6 +78,10 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
 template <typename T>
 bool launch_conv3d_depthwise_toeplitz_last(const hipconv_conv3d_params &p, hipStream_t stream,
                                            hipconv_status_t *status);
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+template <typename T>
+bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status);
+#endif
 
 namespace {
 
@@ -539,6 +546,9 @@ template <typename T> hipconv_status_t launch_conv3d_depthwise(const hipconv_con
                                              p.initial_stride[4] == p.x_stride[4]));
         if constexpr (sizeof(T) == 2) {  // f16/bf16 on the matrix cores where it fits
             hipconv_status_t status;
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+            if (launch_conv3d_depthwise_diagonal<T>(p, stream, &status)) return status;
+#endif
             if (launch_conv3d_depthwise_toeplitz_last<T>(p, stream, &status)) return status;
             if (!channel_last && launch_conv3d_depthwise_toeplitz<T>(p, stream, &status)) return status;
         }

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "compat.h"
+#include "tma.h"
 
 #if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HIPCONV_HAS_WGMMA 1
@@ -50,7 +51,7 @@ __device__ inline uint64_t descriptor(const void *tile, int k_bytes) {
 
 // Shared memory written through the generic proxy (st.shared, cp.async) visible to the
 // async proxy that wgmma reads through: each writer fences, then the block synchronises.
-__device__ inline void fence_shared_for_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+using tma::fence_shared_for_async;
 
 // Before a warpgroup's first wgmma of a batch (orders its earlier register accesses).
 __device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }

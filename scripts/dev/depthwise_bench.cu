@@ -9,14 +9,15 @@
 // pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU. The library's bench is
 // the number of record; this compares variants within one device call.
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure; add
-// depthwise_toeplitz.hip and depthwise_toeplitz_last.hip where the tree has them), and run
-// on the GPU:
-//   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
-//     -I$SRC/hip/include -I$SRC/hip/common -x cu scripts/dev/depthwise_bench.cu \
-//     -x cu $SRC/hip/conv3d/depthwise.hip -x cu $SRC/hip/conv3d/naive.hip \
-//     -x cu $SRC/hip/conv3d/depthwise_toeplitz.hip -x cu $SRC/hip/conv3d/depthwise_toeplitz_last.hip \
-//     -o depthwise_bench -Xcompiler -fopenmp \
-//     -L$(dirname $(which nvcc))/../lib -cudart static
+// depthwise_toeplitz.hip, depthwise_toeplitz_last.hip and depthwise_diagonal.hip where the
+// tree has them; the last needs implicit_gemm_sm90.hip and HIPCONV_SM90A_SASS), and run on
+// the GPU (HIPCONV_CONV3D_TMA=0 leaves the diagonal kernel out, for comparison):
+//   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -DHIPCONV_SM90A_SASS \
+//     -gencode arch=compute_90a,code=sm_90a -I$SRC/hip/include -I$SRC/hip/common \
+//     -I$SRC/hip/conv3d -x cu scripts/dev/depthwise_bench.cu \
+//     $(for f in depthwise naive depthwise_toeplitz depthwise_toeplitz_last depthwise_diagonal \
+//       implicit_gemm_sm90; do echo -x cu $SRC/hip/conv3d/$f.hip; done) \
+//     -o depthwise_bench -Xcompiler -fopenmp -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -161,6 +162,10 @@ int main(int argc, char **argv) {
         {"ndhwc rows of 200 frames", 1, 16, 5, 4, 200, {2, 1, 1}, true, true, true, true, false, false},
         {"ndhwc many groups", 1, 4352, 3, 2, 8, {1, 1, 1}, true, false, true, false, false, false},
         {"ndhwc many items", 9, 64, 19, 29, 31, {1, 1, 1}, true, false, true, true, true, false},
+        {"ndhwc 72 ch pad 2", 2, 72, 5, 9, 11, {1, 2, 2}, true, false, true, true, false, false},
+        {"ndhwc 7x7 frames bf16", 3, 136, 6, 7, 7, {2, 1, 1}, true, true, true, false, true, false},
+        {"ndhwc valid", 2, 64, 6, 8, 32, {0, 0, 0}, true, false, false, false, false, false},
+        {"ndhwc 28x28 192ch", 8, 192, 16, 28, 28, {1, 1, 1}, true, false, false, false, false, true},
     };
     return run_16bit_cases(argc, argv, cases, run_case);
 }

@@ -86,9 +86,11 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
 
 /* Depthwise (hip/conv3d/depthwise.hip): groups == cin == cout (cin_g = cout_g = 1); a
  * streaming kernel that reads each input about once. Any geometry; fastest with NDHWC
- * (channel stride 1) or NCDHW (width stride 1) and stride 1. f16/bf16 NCDHW 3x3x3 with
- * rows of 16-byte vectors runs on the matrix cores (hip/conv3d/depthwise_toeplitz.hip:
- * nine Toeplitz products along w); the rest on the vector units. */
+ * (channel stride 1) or NCDHW (width stride 1) and stride 1. f16/bf16 3x3x3 with stride 1
+ * runs on the matrix cores: NCDHW with rows of 16-byte vectors as nine Toeplitz products
+ * along w (hip/conv3d/depthwise_toeplitz.hip); NDHWC on Hopper with a diagonal weight
+ * operand (hip/conv3d/depthwise_diagonal.hip), elsewhere through a transposing stage
+ * (hip/conv3d/depthwise_toeplitz_last.hip); the rest on the vector units. */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_depthwise, hipconv_conv3d_params)
 
 /*

@@ -1,0 +1,394 @@
+/*
+ * Depthwise conv3d, channels-last (NDHWC), f16/bf16, 3x3x3 with stride and dilation 1, on
+ * the matrix cores with a diagonal weight operand (NVIDIA sm_90: TMA and mma.sync; nothing
+ * here runs elsewhere, and the launcher says so, so the caller takes another kernel).
+ *
+ *   in   x [batch, in[0..2], C] by x_stride (c stride 1, the other strides multiples of 8
+ *        elements), w [C, 1, 3, 3, 3] by w_stride, bias [C] or NULL,
+ *        initial_frames [batch, pad[0], in[1], in[2], C] or NULL (same constraints)
+ *   out  y [batch, out[0..2], C] by y_stride (same constraints)
+ *        y[n,od,oh,ow,c] = act(bias[c] + sum t[c,kd,kh,kw] x[n,od-pad0+kd,oh-pad1+kh,ow-pad2+kw,c])
+ *
+ * The product. An mma m16n8k16 multiplies A [16 positions][16] by B [16][8 channels]. With
+ * k = (tap, channel c') over two taps and B[(tap, c')][c] = the tap's weight of channel c
+ * where c' = c (zero elsewhere), row i of the product is the two taps' sum for 8 channels
+ * at position i. A's rows are positions as NDHWC holds them (8 channels = 16 contiguous
+ * bytes), so ldmatrix reads them straight from a staged plane, an 8-row block per (row,
+ * shift): no transposition. 1/8 of the products are useful; the matrix unit still has room
+ * (per 128 outputs 12 m16n8k16 and 3 m16n8k8, against 126 FMAs a vector unit would issue).
+ *
+ * A block owns 64 channels (128 bytes a position: whole L2 lines), 8 x 8 output positions
+ * (w x h) and a chunk of output depths; warp i owns channels 8i .. 8i + 7 of them. An m16
+ * tile is two output rows of 8 positions; each warp keeps its 4 tiles for three output
+ * depths in registers (a ring, acc[3][4][4]).
+ *
+ *   plane j (input depth d0 + j): one TMA box [10 rows][10 positions][64 channels] at
+ *   (h0 - pad1, w0 - pad2), 128-byte swizzle (tma.h), zeros outside x:
+ *
+ *          w0-pad2 ... +9          input row pair (hh, hh + 1), hh = 0 .. 8, shifted by
+ *   row 0  [ . . . . . . . . . . ]   kw = 0, 1 (ldmatrix.x4) and 2 (.x2), feeds output
+ *   row 1  [ . . . . . . . . . . ]   rows (hh - kh, + 1) for even hh - kh, at depths
+ *    ...                              j - kd: per (kd, kh) an m16n8k16 on kw 0 and 1;
+ *   row 9  [ . . . . . . . . . . ]   kw 2 of kh 0 and 1 pairs the shift-2 blocks of input
+ *                                     pairs hh - 1 and hh (odd hh) in one m16n8k16, kw 2
+ *                                     of kh 2 is an m16n8k8
+ *
+ * Pipeline (kStages boxes in flight, one block barrier a plane): thread 0 issues plane j +
+ * kStages into plane j's stage after the barrier that ends plane j. After plane j, output
+ * depth j - 2 is whole (its ring slot started at the bias): each warp applies the
+ * activation, rounds to 16 bits and puts its 8 channels into output tile j % 3 (stmatrix,
+ * the same swizzle); after the barrier thread 0 stores the tile to y by TMA (clipped at
+ * y's edges), and before the barrier of plane j + 2 it waits until that store has read the
+ * tile.
+ *
+ * Launch: 256 threads (8 warps, 128 registers), one block per (channel block, w tile, row
+ * tile, depth chunk, batch row), channel block fastest; kStages stages and 3 output tiles
+ * of dynamic shared memory (77 KiB: two blocks an SM).
+ */
+#include <atomic>
+#include <type_traits>
+
+#include "activation.h"
+#include "compat.h"
+#include "depthwise_toeplitz.h"
+#include "element.h"
+#include "geometry.h"
+#include "hipconv/conv3d.h"
+#include "implicit_gemm.h"
+#include "launch.h"
+#include "matrix_core.h"
+#include "tma.h"
+
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+
+namespace hipconv {
+
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kChannels = 8 * kWarps;  // 64: one 128-byte line a position
+constexpr int kPositions = 8;          // output positions along w a block
+constexpr int kRows = 8;               // output rows a block
+constexpr int kStages = 4;
+constexpr int kInPositions = kPositions + 2;
+constexpr int kLine = 2 * kChannels;  // bytes a position
+constexpr int kBoxBytes = (kRows + 2) * kInPositions * kLine;
+constexpr int kStageBytes = (kBoxBytes + 1023) / 1024 * 1024;
+constexpr int kTileBytes = kRows * kPositions * kLine;
+constexpr int kSharedBytes = 1024 + kStages * kStageBytes + 3 * kTileBytes + kStages * 8;
+
+struct DiagonalGeometry {
+    int c_blocks, w_tiles, h_tiles;  // blocks along c, w, h
+    int depth_chunk, out_d;          // output depths a block, in all
+    int pad[3];
+    int frames;  // initial frames given (pad[0] of them)
+};
+
+// 16-bit bits of w[c, 0, kd, kh, kw].
+template <typename T> __device__ inline uint32_t weight_bits(const T *w, const int64_t (&s)[5], int c, int kd, int kh,
+                                                           int kw) {
+    return *reinterpret_cast<const uint16_t *>(w + c * s[0] + kd * s[2] + kh * s[3] + kw * s[4]);
+}
+
+#if HIPCONV_HAS_TMA
+// The m16n8k16 of matrix_core.h (kw 0 and 1), the m16n8k8 (kw 2), and two floats rounded to
+// a packed pair of T.
+template <typename T> struct Diagonal;
+template <> struct Diagonal<__half> {
+    __device__ static void mma8(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a[0]), "r"(a[1]), "r"(b0));
+    }
+    __device__ static uint32_t pack(float lo, float hi) {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    }
+};
+template <> struct Diagonal<hipconv_bf16> {
+    __device__ static void mma8(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a[0]), "r"(a[1]), "r"(b0));
+    }
+    __device__ static uint32_t pack(float lo, float hi) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    }
+};
+
+__device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+__device__ inline void ldmatrix_x2(uint32_t (&r)[2], uint32_t address) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(address));
+}
+__device__ inline void stmatrix_x4(uint32_t address, const uint32_t (&r)[4]) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};" ::"r"(address), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+// Byte offset of 16-byte chunk `chunk` of position `line` in a 128-byte swizzled box.
+__device__ inline uint32_t swizzled(int line, int chunk) {
+    return (uint32_t)(line * kLine + (((chunk ^ line) & 7) << 4));
+}
+#endif
+
+template <typename T, bool kSilu>
+__global__ void __launch_bounds__(kThreads, 2)
+    conv3d_depthwise_diagonal_kernel(const T *__restrict__ w, const T *__restrict__ bias, hipconv_conv3d_params p,
+                                     DiagonalGeometry g, const __grid_constant__ CUtensorMap x_map,
+                                     const __grid_constant__ CUtensorMap f_map,
+                                     const __grid_constant__ CUtensorMap y_map) {
+#if HIPCONV_HAS_TMA
+    extern __shared__ uint8_t dynamic_shared[];
+    const uint32_t shared_base = (tma::shared_address(dynamic_shared) + 1023) & ~1023u;
+    const uint32_t stages = shared_base, tiles = stages + kStages * kStageBytes;
+    const uint32_t bars = tiles + 3 * kTileBytes;
+    uint8_t *bars_generic = dynamic_shared + (bars - tma::shared_address(dynamic_shared));
+    uint64_t *full = reinterpret_cast<uint64_t *>(bars_generic);
+
+    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    int item = (int)blockIdx.x;
+    const int cb = item % g.c_blocks;
+    item /= g.c_blocks;
+    const int wt = item % g.w_tiles;
+    item /= g.w_tiles;
+    const int ht = item % g.h_tiles;
+    item /= g.h_tiles;
+    const int chunks = (g.out_d + g.depth_chunk - 1) / g.depth_chunk;
+    const int chunk = item % chunks, n = item / chunks;
+    const int c0 = cb * kChannels, w0 = wt * kPositions, h0 = ht * kRows;
+    const int od0 = chunk * g.depth_chunk;
+    const int outputs = min(g.depth_chunk, g.out_d - od0);
+    const int planes = outputs + 2;
+    const int d0 = od0 - g.pad[0];  // input depth of plane 0
+
+    // Plane j into stage s: frames for depths before 0 where given, x otherwise (zeros
+    // outside it).
+    auto issue_plane = [&](int j, int s) {
+        const int d = d0 + j;
+        const uint32_t bar = tma::shared_address(full + s);
+        tma::arrive_expect_bytes(full + s, kBoxBytes);
+        const uint32_t dst = stages + s * kStageBytes;
+        if (g.frames && d < 0)
+            tma::load_tile5(dst, &f_map, c0, w0 - g.pad[2], h0 - g.pad[1], g.pad[0] + d, n, bar);
+        else
+            tma::load_tile5(dst, &x_map, c0, w0 - g.pad[2], h0 - g.pad[1], d, n, bar);
+    };
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) tma::init_barrier(full + s, 1);
+        tma::fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int s = 0; s < kStages && s < planes; ++s) issue_plane(s, s);
+
+    // The diagonal B operands of warp's 8 channels: lane (g, t) holds B[k][g] for k = 2t,
+    // 2t + 1 (+ 8), nonzero where k % 8 == g, i.e. on lanes t == g / 2, in half g % 2.
+    // b01: taps kw 0 and 1 of (kd, kh); b2pair: kw 2 of (kd, 0) and (kd, 1); b2last: (kd, 2, 2).
+    const int gq = lane / 4, tq = lane % 4;
+    const int channel = c0 + 8 * warp + gq;
+    const bool holder = tq == gq / 2 && channel < p.cin;
+    const int half_shift = 16 * (gq % 2);
+    auto tap = [&](int kd, int kh, int kw) {
+        return holder ? weight_bits(w, p.w_stride, channel, kd, kh, kw) << half_shift : 0u;
+    };
+    uint32_t b01[3][3][2], b2pair[3][2], b2last[3];
+#pragma unroll
+    for (int kd = 0; kd < 3; ++kd) {
+#pragma unroll
+        for (int kh = 0; kh < 3; ++kh) b01[kd][kh][0] = tap(kd, kh, 0), b01[kd][kh][1] = tap(kd, kh, 1);
+        b2pair[kd][0] = tap(kd, 0, 2), b2pair[kd][1] = tap(kd, 1, 2), b2last[kd] = tap(kd, 2, 2);
+    }
+    float start[2] = {0.f, 0.f};
+    if (bias != nullptr)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int c = c0 + 8 * warp + 2 * tq + e;
+            start[e] = c < p.cin ? to_float(bias[c]) : 0.f;
+        }
+
+    // ldmatrix rows of input row pair hh: x4 blocks (row hh, hh + 1 at shift 0; the same at
+    // shift 1), x2 (rows hh, hh + 1 at shift 2). Row hh starts at line 10 hh, so the
+    // swizzle of a lane's line depends on hh % 4 only: four offsets per operand, the rest
+    // an immediate. stmatrix: rows 2P .. 2P + 3 (line % 8 = the lane's column).
+    const int pair_row = (lane / 8) % 2, column = lane % 8;
+    const int line01 = pair_row * kInPositions + column + lane / 16;
+    const int line2 = pair_row * kInPositions + column + 2;
+    uint32_t offset01[4], offset2[4];
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+        offset01[m] = swizzled(m * kInPositions + line01, warp);
+        offset2[m] = swizzled(m * kInPositions + line2, warp);
+    }
+    const uint32_t store_offset = swizzled((lane / 8) * kPositions + column, warp);
+    static_assert(kPositions == 8 && (4 * kInPositions * kLine) % 1024 == 0, "the offsets above repeat every 4 rows");
+
+    constexpr int kPairs = kRows / 2;  // m16 tiles: two rows of 8 positions
+    float acc[3][kPairs][4];
+    for (int j0 = 0; j0 < planes; j0 += 3) {
+#pragma unroll
+        for (int u = 0; u < 3; ++u) {
+            const int j = j0 + u;
+            if (j >= planes) break;
+            const int s = j % kStages;
+            tma::wait_barrier(full + s, (uint32_t)(j / kStages) & 1);
+            // Output j starts at the bias; outputs j - 1 and j - 2 get their later planes.
+#pragma unroll
+            for (int q = 0; q < kPairs; ++q) {
+                acc[u][q][0] = start[0], acc[u][q][1] = start[1];
+                acc[u][q][2] = start[0], acc[u][q][3] = start[1];
+            }
+            const uint32_t stage = stages + s * kStageBytes;
+            uint32_t a2_previous[2] = {0u, 0u};
+#pragma unroll
+            for (int hh = 0; hh <= kRows; ++hh) {  // input rows hh, hh + 1
+                uint32_t a01[4], a2[2];
+                const uint32_t row = stage + (hh / 4) * 4 * kInPositions * kLine;
+                ldmatrix_x4(a01, row + offset01[hh % 4]);
+                ldmatrix_x2(a2, row + offset2[hh % 4]);
+#pragma unroll
+                for (int kd = 0; kd < 3; ++kd) {
+                    float(&pairs)[kPairs][4] = acc[(u - kd + 3) % 3];
+#pragma unroll
+                    for (int kh = 0; kh < 3; ++kh) {  // output rows hh - kh, + 1: kw 0 and 1
+                        const int r = hh - kh;
+                        if (r >= 0 && r < kRows && r % 2 == 0)
+                            mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b01[kd][kh][0], b01[kd][kh][1]);
+                    }
+                    if (hh % 2 == 1) {  // output rows hh - 1, hh: kw 2 of kh 0 (rows hh - 1, hh) and 1
+                        const uint32_t a[4] = {a2_previous[0], a2_previous[1], a2[0], a2[1]};
+                        mc::Mma16x8x16<T>::run(pairs[(hh - 1) / 2], a, b2pair[kd][0], b2pair[kd][1]);
+                    } else if (hh >= 2) {  // output rows hh - 2, hh - 1: kw 2 of kh 2
+                        Diagonal<T>::mma8(pairs[(hh - 2) / 2], a2, b2last[kd]);
+                    }
+                }
+                a2_previous[0] = a2[0], a2_previous[1] = a2[1];
+            }
+            if (j >= 2) {  // output j - 2 is whole: into tile u
+                const int done = (u + 1) % 3;
+                const uint32_t tile = tiles + u * kTileBytes;
+#pragma unroll
+                for (int q = 0; q < kPairs; q += 2) {
+                    uint32_t packed[4];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const float(&v)[4] = acc[done][q + e];
+                        packed[2 * e] = Diagonal<T>::pack(activate<kSilu>(v[0]), activate<kSilu>(v[1]));
+                        packed[2 * e + 1] = Diagonal<T>::pack(activate<kSilu>(v[2]), activate<kSilu>(v[3]));
+                    }
+                    stmatrix_x4(tile + 2 * q * kPositions * kLine + store_offset, packed);
+                }
+                tma::fence_shared_for_async();
+                if (threadIdx.x == 0) tma::wait_stores_read<1>();  // the store of tile (u + 1) % 3
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                if (j >= 2) tma::store_tile5(&y_map, c0, w0, h0, od0 + j - 2, n, tiles + u * kTileBytes);
+                if (j + kStages < planes) issue_plane(j + kStages, s);
+            }
+        }
+    }
+    if (threadIdx.x == 0) tma::wait_stores<0>();
+#else
+    (void)w, (void)bias, (void)p, (void)g, (void)x_map, (void)f_map, (void)y_map;
+#endif
+}
+
+// The 5-D tile map of a channels-last tensor at `base` ([n][d][h][w][c] by `stride` in
+// conv3d's axis order: n, c, d, h, w; c stride 1) read in boxes of 64 channels x `box_w` x
+// `box_h`, 128-byte swizzle. False where TMA cannot take it.
+bool encode_channels_last_map(CUtensorMap *map, const void *base, bool bf16, int64_t n, int64_t c, const int (&dhw)[3],
+                              const int64_t (&stride)[5], uint32_t box_w, uint32_t box_h) {
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma::tile_map_encoder();
+    if (encode == nullptr || stride[1] != 1 || (reinterpret_cast<uintptr_t>(base) & 15) != 0) return false;
+    const cuuint64_t dims[5] = {(cuuint64_t)c, (cuuint64_t)dhw[2], (cuuint64_t)dhw[1], (cuuint64_t)dhw[0],
+                                (cuuint64_t)n};
+    const int64_t byte_strides[4] = {2 * stride[4], 2 * stride[3], 2 * stride[2], 2 * stride[0]};
+    cuuint64_t strides[4];
+    for (int a = 0; a < 4; ++a) {
+        if (byte_strides[a] <= 0 || byte_strides[a] % 16 != 0) return false;
+        strides[a] = (cuuint64_t)byte_strides[a];
+    }
+    const cuuint32_t box[5] = {kChannels, box_w, box_h, 1, 1};
+    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
+                  const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <typename T, bool kSilu>
+hipconv_status_t launch_kernel(const hipconv_conv3d_params &p, const DiagonalGeometry &g, int64_t blocks,
+                               const CUtensorMap &x_map, const CUtensorMap &f_map, const CUtensorMap &y_map,
+                               hipStream_t stream) {
+    static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
+    auto kernel = conv3d_depthwise_diagonal_kernel<T, kSilu>;
+    HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, kSharedBytes, shared_granted));
+    hipLaunchKernelGGL(kernel, dim3((unsigned)blocks), dim3(kThreads), kSharedBytes, stream,
+                       static_cast<const T *>(p.w), static_cast<const T *>(p.bias), p, g, x_map, f_map, y_map);
+    return last_launch_status();
+}
+
+// HIPCONV_CONV3D_TMA=0 in the environment: the other kernels (for comparison).
+inline bool diagonal_allowed() {
+    static const bool allowed = switch_left_on("HIPCONV_CONV3D_TMA");
+    return allowed;
+}
+
+}  // namespace
+
+// Launches the diagonal-operand kernel where it applies (an sm_90 device and build; T f16
+// or bf16; 3x3x3, stride and dilation 1; x, y and the frames channels-last with 16-byte
+// aligned positions that TMA takes) and sets *status; returns false, launching nothing,
+// elsewhere.
+template <typename T>
+bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status) {
+    const bool taps3 = p.kernel[0] == 3 && p.kernel[1] == 3 && p.kernel[2] == 3;
+    const bool unit = p.stride[0] == 1 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[0] == 1 &&
+                      p.dilation[1] == 1 && p.dilation[2] == 1;
+    if (!(taps3 && unit && diagonal_allowed() && conv3d::device_runs_sm90a())) return false;
+    constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
+    CUtensorMap x_map{}, f_map{}, y_map{};
+    if (!encode_channels_last_map(&x_map, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, kInPositions, kRows + 2) ||
+        !encode_channels_last_map(&y_map, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride, kPositions, kRows))
+        return false;
+    if (p.initial_frames != nullptr) {
+        const int frame_dims[3] = {p.pad[0], p.in[1], p.in[2]};
+        if (p.pad[0] == 0 || !encode_channels_last_map(&f_map, p.initial_frames, kBf16, p.batch, p.cin, frame_dims,
+                                                       p.initial_stride, kInPositions, kRows + 2))
+            return false;
+    }
+    DiagonalGeometry g{};
+    g.c_blocks = (int)ceil_div(p.cin, kChannels);
+    g.w_tiles = (int)ceil_div(p.out[2], kPositions);
+    g.h_tiles = (int)ceil_div(p.out[1], kRows);
+    g.out_d = p.out[0];
+    for (int a = 0; a < 3; ++a) g.pad[a] = p.pad[a];
+    g.frames = p.initial_frames != nullptr;
+    hipError_t err = hipSuccess;
+    const int64_t per_chunk = (int64_t)p.batch * g.c_blocks * g.w_tiles * g.h_tiles;
+    const int chunks = depthwise_toeplitz::depth_chunks(p.out[0], per_chunk, &g.depth_chunk, &err);
+    const int64_t blocks = per_chunk * chunks;
+    if (err == hipSuccess && blocks >= (int64_t(1) << 31)) return false;  // past the grid's x range
+    if (err != hipSuccess) {
+        *status = (hipconv_status_t)err;
+        return true;
+    }
+    *status = p.silu != 0 ? launch_kernel<T, true>(p, g, blocks, x_map, f_map, y_map, stream)
+                          : launch_kernel<T, false>(p, g, blocks, x_map, f_map, y_map, stream);
+    return true;
+}
+
+template bool launch_conv3d_depthwise_diagonal<__half>(const hipconv_conv3d_params &, hipStream_t,
+                                                      hipconv_status_t *);
+template bool launch_conv3d_depthwise_diagonal<hipconv_bf16>(const hipconv_conv3d_params &, hipStream_t,
+                                                            hipconv_status_t *);
+
+}  // namespace hipconv
+
+#endif  // HIPCONV_PLATFORM_NVIDIA
