@@ -60,6 +60,10 @@ fn cases() -> Vec<(Shape, bool)> {
         // (partial tiles on both); 7 x 7 planes (one partial tile) with causal padding.
         (Shape::new(2, 72, 72, [5, 9, 11], [3, 3, 3]).groups(72).padding(sym([1, 2, 2])), true),
         (Shape::new(1, 136, 136, [6, 7, 7], [3, 3, 3]).groups(136).padding(Padding::Causal), false),
+        // The same kernel at stride 2 on h and w (8 x 4 output tiles of 17 x 9 input positions):
+        // odd sizes with padding 1, and causal padding over partial tiles on both axes.
+        (Shape::new(2, 72, 72, [4, 9, 11], [3, 3, 3]).groups(72).stride([1, 2, 2]).padding(sym([1, 1, 1])), true),
+        (Shape::new(1, 64, 64, [5, 17, 20], [3, 3, 3]).groups(64).stride([1, 2, 2]).padding(Padding::Causal), false),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
@@ -370,7 +374,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // widest co tile, then A by TMA im2col boxes), 16-byte path and element path, the
     // explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16: NDHWC on Hopper's diagonal-operand
-    // kernel), ImplicitGemm's halo tiles (32
+    // kernel, and [3, 7, 9] its stride-2 form), ImplicitGemm's halo tiles (32
     // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
     // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
@@ -383,6 +387,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
+        Shape::new(1, 16, 16, [3, 7, 9], [3, 3, 3]).groups(16).stride([1, 2, 2]).padding(sym),
         Shape::new(1, 32, 184, [2, 3, 9], [3, 3, 3]).padding(sym),
         Shape::new(1, 64, 64, [2, 5, 9], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 32, 32, [3, 9, 20], [3, 3, 3]).padding(Padding::Causal),

@@ -33,10 +33,11 @@
  *   (position block, channel tile), channel tile fastest, grid-stride over a grid that is
  *   a multiple of the tile count (a block stages its taps once).
  *
- * f16/bf16 3x3x3 with stride and dilation 1 are tried on the matrix cores first:
- *   on Hopper (an sm_90a build), NDHWC that TMA reads (16-byte aligned positions),
- *   depthwise_diagonal.hip (1.8x depthwise_toeplitz_last.hip at the bench's 192-channel
- *   row: 116 against 208 us, H100); then
+ * On Hopper (an sm_90a build), f16/bf16 NDHWC 3x3x3 with dilation 1, depth stride 1 and
+ *   stride 1 or 2 on h and w, where TMA reads x (16-byte aligned positions), runs
+ *   depthwise_diagonal.hip first (1.8x depthwise_toeplitz_last.hip at the bench's
+ *   192-channel row: 116 against 208 us, H100; at stride 2 the alternative is naive.hip).
+ * f16/bf16 3x3x3 with stride and dilation 1 are tried on the matrix cores next:
  *   NDHWC with channels in groups of 16 (NVIDIA; 8 on AMD), depthwise_toeplitz_last.hip
  *   (1.28x this file's channel_last kernel at the bench's 192-channel row, H100), then
  *   NCDHW with rows of 16-byte vectors in x and a 16-byte aligned y,
@@ -537,6 +538,12 @@ template <typename T> hipconv_status_t launch_conv3d_depthwise(const hipconv_con
     const bool taps3 = p.kernel[0] == 3 && p.kernel[1] == 3 && p.kernel[2] == 3;
     const bool unit = p.stride[0] == 1 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[0] == 1 &&
                       p.dilation[1] == 1 && p.dilation[2] == 1;
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    if constexpr (sizeof(T) == 2) {  // Hopper: NDHWC 3x3x3, stride 1 or 2 on h and w
+        hipconv_status_t status;
+        if (launch_conv3d_depthwise_diagonal<T>(p, stream, &status)) return status;
+    }
+#endif
     if (taps3 && unit) {
         // Channels along the vectors: axis 1 (c) has stride 1 in x, y and the frames.
         const bool channel_last =
@@ -546,9 +553,6 @@ template <typename T> hipconv_status_t launch_conv3d_depthwise(const hipconv_con
                                              p.initial_stride[4] == p.x_stride[4]));
         if constexpr (sizeof(T) == 2) {  // f16/bf16 on the matrix cores where it fits
             hipconv_status_t status;
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-            if (launch_conv3d_depthwise_diagonal<T>(p, stream, &status)) return status;
-#endif
             if (launch_conv3d_depthwise_toeplitz_last<T>(p, stream, &status)) return status;
             if (!channel_last && launch_conv3d_depthwise_toeplitz<T>(p, stream, &status)) return status;
         }

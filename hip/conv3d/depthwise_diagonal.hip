@@ -1,13 +1,15 @@
 /*
- * Depthwise conv3d, channels-last (NDHWC), f16/bf16, 3x3x3 with stride and dilation 1, on
- * the matrix cores with a diagonal weight operand (NVIDIA sm_90: TMA and mma.sync; nothing
- * here runs elsewhere, and the launcher says so, so the caller takes another kernel).
+ * Depthwise conv3d, channels-last (NDHWC), f16/bf16, 3x3x3 with dilation 1, stride 1 in
+ * depth and 1 or 2 on h and w, on the matrix cores with a diagonal weight operand (NVIDIA
+ * sm_90: TMA and mma.sync; nothing here runs elsewhere, and the launcher says so, so the
+ * caller takes another kernel).
  *
  *   in   x [batch, in[0..2], C] by x_stride (c stride 1, the other strides multiples of 8
  *        elements), w [C, 1, 3, 3, 3] by w_stride, bias [C] or NULL,
  *        initial_frames [batch, pad[0], in[1], in[2], C] or NULL (same constraints)
  *   out  y [batch, out[0..2], C] by y_stride (same constraints)
- *        y[n,od,oh,ow,c] = act(bias[c] + sum t[c,kd,kh,kw] x[n,od-pad0+kd,oh-pad1+kh,ow-pad2+kw,c])
+ *        y[n,od,oh,ow,c] = act(bias[c] + sum t[c,kd,kh,kw] x[n,od-pad0+kd,s oh-pad1+kh,s ow-pad2+kw,c])
+ *        (s: the stride on h and w)
  *
  * The product. An mma m16n8k16 multiplies A [16 positions][16] by B [16][8 channels]. With
  * k = (tap, channel c') over two taps and B[(tap, c')][c] = the tap's weight of channel c
@@ -33,6 +35,11 @@
  *                                     pairs hh - 1 and hh (odd hh) in one m16n8k16, kw 2
  *                                     of kh 2 is an m16n8k8
  *
+ *   At stride 2 a block owns 8 x 4 outputs and plane j is a box [9 rows][17 positions][64
+ *   channels]: output rows 2P, 2P + 1 read input rows 4P + kh, 4P + 2 + kh at positions
+ *   2c + kw, one ldmatrix.x4 (kw 0, 1) and one .x2 (kw 2) per (P, kh), with no reuse
+ *   across rows: per (P, kh, kd) an m16n8k16 and an m16n8k8.
+ *
  * Pipeline (kStages boxes in flight, one block barrier a plane): thread 0 issues plane j +
  * kStages into plane j's stage after the barrier that ends plane j. After plane j, output
  * depth j - 2 is whole (its ring slot started at the bias): each warp applies the
@@ -41,9 +48,10 @@
  * y's edges), and before the barrier of plane j + 2 it waits until that store has read the
  * tile.
  *
- * Launch: 256 threads (8 warps, 128 registers), one block per (channel block, w tile, row
- * tile, depth chunk, batch row), channel block fastest; kStages stages and 3 output tiles
- * of dynamic shared memory (77 KiB: two blocks an SM).
+ * Launch: 256 threads (8 warps; 128 registers at stride 1, 96-107 at 2), one block per
+ * (channel block, w tile, row tile, depth chunk, batch row), channel block fastest; kStages
+ * stages and 3 output tiles of dynamic shared memory (77 KiB at stride 1, 93 KiB at 2: two
+ * blocks an SM).
  */
 #include <atomic>
 #include <type_traits>
@@ -69,14 +77,20 @@ constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kChannels = 8 * kWarps;  // 64: one 128-byte line a position
 constexpr int kPositions = 8;          // output positions along w a block
-constexpr int kRows = 8;               // output rows a block
 constexpr int kStages = 4;
-constexpr int kInPositions = kPositions + 2;
 constexpr int kLine = 2 * kChannels;  // bytes a position
-constexpr int kBoxBytes = (kRows + 2) * kInPositions * kLine;
-constexpr int kStageBytes = (kBoxBytes + 1023) / 1024 * 1024;
-constexpr int kTileBytes = kRows * kPositions * kLine;
-constexpr int kSharedBytes = 1024 + kStages * kStageBytes + 3 * kTileBytes + kStages * 8;
+
+// A block's tile at spatial stride kStride (1 or 2 on h and w): output rows, the input box
+// they read (rows x positions), and the shared memory.
+template <int kStride> struct DiagonalTile {
+    static constexpr int kRows = kStride == 1 ? 8 : 4;  // output rows a block
+    static constexpr int kInRows = (kRows - 1) * kStride + 3;
+    static constexpr int kInPositions = (kPositions - 1) * kStride + 3;
+    static constexpr int kBoxBytes = kInRows * kInPositions * kLine;
+    static constexpr int kStageBytes = (kBoxBytes + 1023) / 1024 * 1024;
+    static constexpr int kTileBytes = kRows * kPositions * kLine;
+    static constexpr int kSharedBytes = 1024 + kStages * kStageBytes + 3 * kTileBytes + kStages * 8;
+};
 
 struct DiagonalGeometry {
     int c_blocks, w_tiles, h_tiles;  // blocks along c, w, h
@@ -137,13 +151,16 @@ __device__ inline uint32_t swizzled(int line, int chunk) {
 }
 #endif
 
-template <typename T, bool kSilu>
+template <typename T, bool kSilu, int kStride>
 __global__ void __launch_bounds__(kThreads, 2)
     conv3d_depthwise_diagonal_kernel(const T *__restrict__ w, const T *__restrict__ bias, hipconv_conv3d_params p,
                                      DiagonalGeometry g, const __grid_constant__ CUtensorMap x_map,
                                      const __grid_constant__ CUtensorMap f_map,
                                      const __grid_constant__ CUtensorMap y_map) {
 #if HIPCONV_HAS_TMA
+    using Tile = DiagonalTile<kStride>;
+    constexpr int kRows = Tile::kRows, kInPositions = Tile::kInPositions;
+    constexpr int kStageBytes = Tile::kStageBytes, kTileBytes = Tile::kTileBytes;
     extern __shared__ uint8_t dynamic_shared[];
     const uint32_t shared_base = (tma::shared_address(dynamic_shared) + 1023) & ~1023u;
     const uint32_t stages = shared_base, tiles = stages + kStages * kStageBytes;
@@ -172,12 +189,13 @@ __global__ void __launch_bounds__(kThreads, 2)
     auto issue_plane = [&](int j, int s) {
         const int d = d0 + j;
         const uint32_t bar = tma::shared_address(full + s);
-        tma::arrive_expect_bytes(full + s, kBoxBytes);
+        tma::arrive_expect_bytes(full + s, Tile::kBoxBytes);
         const uint32_t dst = stages + s * kStageBytes;
+        const int iw = w0 * kStride - g.pad[2], ih = h0 * kStride - g.pad[1];
         if (g.frames && d < 0)
-            tma::load_tile5(dst, &f_map, c0, w0 - g.pad[2], h0 - g.pad[1], g.pad[0] + d, n, bar);
+            tma::load_tile5(dst, &f_map, c0, iw, ih, g.pad[0] + d, n, bar);
         else
-            tma::load_tile5(dst, &x_map, c0, w0 - g.pad[2], h0 - g.pad[1], d, n, bar);
+            tma::load_tile5(dst, &x_map, c0, iw, ih, d, n, bar);
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) tma::init_barrier(full + s, 1);
@@ -189,7 +207,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 
     // The diagonal B operands of warp's 8 channels: lane (g, t) holds B[k][g] for k = 2t,
     // 2t + 1 (+ 8), nonzero where k % 8 == g, i.e. on lanes t == g / 2, in half g % 2.
-    // b01: taps kw 0 and 1 of (kd, kh); b2pair: kw 2 of (kd, 0) and (kd, 1); b2last: (kd, 2, 2).
+    // b01: taps kw 0 and 1 of (kd, kh); b2: kw 2 of (kd, kh). At stride 1, kw 2 of kh 0 and 1
+    // go into one m16n8k16 (b2[kd][0], b2[kd][1]) and kw 2 of kh 2 into an m16n8k8.
     const int gq = lane / 4, tq = lane % 4;
     const int channel = c0 + 8 * warp + gq;
     const bool holder = tq == gq / 2 && channel < p.cin;
@@ -197,13 +216,12 @@ __global__ void __launch_bounds__(kThreads, 2)
     auto tap = [&](int kd, int kh, int kw) {
         return holder ? weight_bits(w, p.w_stride, channel, kd, kh, kw) << half_shift : 0u;
     };
-    uint32_t b01[3][3][2], b2pair[3][2], b2last[3];
+    uint32_t b01[3][3][2], b2[3][3];
 #pragma unroll
-    for (int kd = 0; kd < 3; ++kd) {
+    for (int kd = 0; kd < 3; ++kd)
 #pragma unroll
-        for (int kh = 0; kh < 3; ++kh) b01[kd][kh][0] = tap(kd, kh, 0), b01[kd][kh][1] = tap(kd, kh, 1);
-        b2pair[kd][0] = tap(kd, 0, 2), b2pair[kd][1] = tap(kd, 1, 2), b2last[kd] = tap(kd, 2, 2);
-    }
+        for (int kh = 0; kh < 3; ++kh)
+            b01[kd][kh][0] = tap(kd, kh, 0), b01[kd][kh][1] = tap(kd, kh, 1), b2[kd][kh] = tap(kd, kh, 2);
     float start[2] = {0.f, 0.f};
     if (bias != nullptr)
 #pragma unroll
@@ -212,21 +230,25 @@ __global__ void __launch_bounds__(kThreads, 2)
             start[e] = c < p.cin ? to_float(bias[c]) : 0.f;
         }
 
-    // ldmatrix rows of input row pair hh: x4 blocks (row hh, hh + 1 at shift 0; the same at
-    // shift 1), x2 (rows hh, hh + 1 at shift 2). Row hh starts at line 10 hh, so the
-    // swizzle of a lane's line depends on hh % 4 only: four offsets per operand, the rest
-    // an immediate. stmatrix: rows 2P .. 2P + 3 (line % 8 = the lane's column).
+    // Stride 1: ldmatrix rows of input row pair hh: x4 blocks (row hh, hh + 1 at shift 0; the
+    // same at shift 1), x2 (rows hh, hh + 1 at shift 2). Row hh starts at line 10 hh, so the
+    // swizzle of a lane's line depends on hh % 4 only: four offsets per operand, the rest an
+    // immediate. Stride 2: output rows 2P, 2P + 1 read input rows 4P + kh, 4P + 2 + kh, output
+    // column c input position 2c + kw (line01s, line2s: the lane's line in row 4P + kh).
+    // stmatrix: rows 2P .. 2P + 3 (line % 8 = the lane's column).
     const int pair_row = (lane / 8) % 2, column = lane % 8;
-    const int line01 = pair_row * kInPositions + column + lane / 16;
-    const int line2 = pair_row * kInPositions + column + 2;
+    const int line01 = pair_row * kInPositions * kStride + column * kStride + lane / 16;
+    const int line2 = pair_row * kInPositions * kStride + column * kStride + 2;
     uint32_t offset01[4], offset2[4];
+    if constexpr (kStride == 1) {
+        static_assert(kInPositions == 10 && (4 * kInPositions * kLine) % 1024 == 0, "offsets repeat every 4 rows");
 #pragma unroll
-    for (int m = 0; m < 4; ++m) {
-        offset01[m] = swizzled(m * kInPositions + line01, warp);
-        offset2[m] = swizzled(m * kInPositions + line2, warp);
+        for (int m = 0; m < 4; ++m) {
+            offset01[m] = swizzled(m * kInPositions + line01, warp);
+            offset2[m] = swizzled(m * kInPositions + line2, warp);
+        }
     }
     const uint32_t store_offset = swizzled((lane / 8) * kPositions + column, warp);
-    static_assert(kPositions == 8 && (4 * kInPositions * kLine) % 1024 == 0, "the offsets above repeat every 4 rows");
 
     constexpr int kPairs = kRows / 2;  // m16 tiles: two rows of 8 positions
     float acc[3][kPairs][4];
@@ -244,30 +266,48 @@ __global__ void __launch_bounds__(kThreads, 2)
                 acc[u][q][2] = start[0], acc[u][q][3] = start[1];
             }
             const uint32_t stage = stages + s * kStageBytes;
-            uint32_t a2_previous[2] = {0u, 0u};
-#pragma unroll
-            for (int hh = 0; hh <= kRows; ++hh) {  // input rows hh, hh + 1
-                uint32_t a01[4], a2[2];
-                const uint32_t row = stage + (hh / 4) * 4 * kInPositions * kLine;
-                ldmatrix_x4(a01, row + offset01[hh % 4]);
-                ldmatrix_x2(a2, row + offset2[hh % 4]);
-#pragma unroll
-                for (int kd = 0; kd < 3; ++kd) {
-                    float(&pairs)[kPairs][4] = acc[(u - kd + 3) % 3];
-#pragma unroll
-                    for (int kh = 0; kh < 3; ++kh) {  // output rows hh - kh, + 1: kw 0 and 1
-                        const int r = hh - kh;
-                        if (r >= 0 && r < kRows && r % 2 == 0)
-                            mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b01[kd][kh][0], b01[kd][kh][1]);
+            if constexpr (kStride == 1) {
+                uint32_t a2_previous[2] = {0u, 0u};
+    #pragma unroll
+                for (int hh = 0; hh <= kRows; ++hh) {  // input rows hh, hh + 1
+                    uint32_t a01[4], a2[2];
+                    const uint32_t row = stage + (hh / 4) * 4 * kInPositions * kLine;
+                    ldmatrix_x4(a01, row + offset01[hh % 4]);
+                    ldmatrix_x2(a2, row + offset2[hh % 4]);
+    #pragma unroll
+                    for (int kd = 0; kd < 3; ++kd) {
+                        float(&pairs)[kPairs][4] = acc[(u - kd + 3) % 3];
+    #pragma unroll
+                        for (int kh = 0; kh < 3; ++kh) {  // output rows hh - kh, + 1: kw 0 and 1
+                            const int r = hh - kh;
+                            if (r >= 0 && r < kRows && r % 2 == 0)
+                                mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b01[kd][kh][0], b01[kd][kh][1]);
+                        }
+                        if (hh % 2 == 1) {  // output rows hh - 1, hh: kw 2 of kh 0 (rows hh - 1, hh) and 1
+                            const uint32_t a[4] = {a2_previous[0], a2_previous[1], a2[0], a2[1]};
+                            mc::Mma16x8x16<T>::run(pairs[(hh - 1) / 2], a, b2[kd][0], b2[kd][1]);
+                        } else if (hh >= 2) {  // output rows hh - 2, hh - 1: kw 2 of kh 2
+                            Diagonal<T>::mma8(pairs[(hh - 2) / 2], a2, b2[kd][2]);
+                        }
                     }
-                    if (hh % 2 == 1) {  // output rows hh - 1, hh: kw 2 of kh 0 (rows hh - 1, hh) and 1
-                        const uint32_t a[4] = {a2_previous[0], a2_previous[1], a2[0], a2[1]};
-                        mc::Mma16x8x16<T>::run(pairs[(hh - 1) / 2], a, b2pair[kd][0], b2pair[kd][1]);
-                    } else if (hh >= 2) {  // output rows hh - 2, hh - 1: kw 2 of kh 2
-                        Diagonal<T>::mma8(pairs[(hh - 2) / 2], a2, b2last[kd]);
-                    }
+                    a2_previous[0] = a2[0], a2_previous[1] = a2[1];
                 }
-                a2_previous[0] = a2[0], a2_previous[1] = a2[1];
+            } else {
+#pragma unroll
+                for (int q = 0; q < kPairs; ++q)
+#pragma unroll
+                    for (int kh = 0; kh < 3; ++kh) {  // input rows 4q + kh, 4q + 2 + kh
+                        uint32_t a01[4], a2[2];
+                        const int line = (4 * q + kh) * kInPositions;
+                        ldmatrix_x4(a01, stage + swizzled(line + line01, warp));
+                        ldmatrix_x2(a2, stage + swizzled(line + line2, warp));
+#pragma unroll
+                        for (int kd = 0; kd < 3; ++kd) {
+                            float(&out)[4] = acc[(u - kd + 3) % 3][q];
+                            mc::Mma16x8x16<T>::run(out, a01, b01[kd][kh][0], b01[kd][kh][1]);
+                            Diagonal<T>::mma8(out, a2, b2[kd][kh]);
+                        }
+                    }
             }
             if (j >= 2) {  // output j - 2 is whole: into tile u
                 const int done = (u + 1) % 3;
@@ -322,12 +362,13 @@ bool encode_channels_last_map(CUtensorMap *map, const void *base, bool bf16, int
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <typename T, bool kSilu>
+template <typename T, bool kSilu, int kStride>
 hipconv_status_t launch_kernel(const hipconv_conv3d_params &p, const DiagonalGeometry &g, int64_t blocks,
                                const CUtensorMap &x_map, const CUtensorMap &f_map, const CUtensorMap &y_map,
                                hipStream_t stream) {
     static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
-    auto kernel = conv3d_depthwise_diagonal_kernel<T, kSilu>;
+    constexpr int kSharedBytes = DiagonalTile<kStride>::kSharedBytes;
+    auto kernel = conv3d_depthwise_diagonal_kernel<T, kSilu, kStride>;
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, kSharedBytes, shared_granted));
     hipLaunchKernelGGL(kernel, dim3((unsigned)blocks), dim3(kThreads), kSharedBytes, stream,
                        static_cast<const T *>(p.w), static_cast<const T *>(p.bias), p, g, x_map, f_map, y_map);
@@ -340,33 +381,27 @@ inline bool diagonal_allowed() {
     return allowed;
 }
 
-}  // namespace
-
-// Launches the diagonal-operand kernel where it applies (an sm_90 device and build; T f16
-// or bf16; 3x3x3, stride and dilation 1; x, y and the frames channels-last with 16-byte
-// aligned positions that TMA takes) and sets *status; returns false, launching nothing,
-// elsewhere.
-template <typename T>
-bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status) {
-    const bool taps3 = p.kernel[0] == 3 && p.kernel[1] == 3 && p.kernel[2] == 3;
-    const bool unit = p.stride[0] == 1 && p.stride[1] == 1 && p.stride[2] == 1 && p.dilation[0] == 1 &&
-                      p.dilation[1] == 1 && p.dilation[2] == 1;
-    if (!(taps3 && unit && diagonal_allowed() && conv3d::device_runs_sm90a())) return false;
+// The kernel at spatial stride kStride, where TMA takes x, y and the frames; false,
+// launching nothing, where it does not.
+template <typename T, int kStride>
+bool launch_stride(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status) {
+    using Tile = DiagonalTile<kStride>;
     constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
     CUtensorMap x_map{}, f_map{}, y_map{};
-    if (!encode_channels_last_map(&x_map, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, kInPositions, kRows + 2) ||
-        !encode_channels_last_map(&y_map, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride, kPositions, kRows))
+    if (!encode_channels_last_map(&x_map, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, Tile::kInPositions,
+                                  Tile::kInRows) ||
+        !encode_channels_last_map(&y_map, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride, kPositions, Tile::kRows))
         return false;
     if (p.initial_frames != nullptr) {
         const int frame_dims[3] = {p.pad[0], p.in[1], p.in[2]};
         if (p.pad[0] == 0 || !encode_channels_last_map(&f_map, p.initial_frames, kBf16, p.batch, p.cin, frame_dims,
-                                                       p.initial_stride, kInPositions, kRows + 2))
+                                                       p.initial_stride, Tile::kInPositions, Tile::kInRows))
             return false;
     }
     DiagonalGeometry g{};
     g.c_blocks = (int)ceil_div(p.cin, kChannels);
     g.w_tiles = (int)ceil_div(p.out[2], kPositions);
-    g.h_tiles = (int)ceil_div(p.out[1], kRows);
+    g.h_tiles = (int)ceil_div(p.out[1], Tile::kRows);
     g.out_d = p.out[0];
     for (int a = 0; a < 3; ++a) g.pad[a] = p.pad[a];
     g.frames = p.initial_frames != nullptr;
@@ -379,9 +414,25 @@ bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_
         *status = (hipconv_status_t)err;
         return true;
     }
-    *status = p.silu != 0 ? launch_kernel<T, true>(p, g, blocks, x_map, f_map, y_map, stream)
-                          : launch_kernel<T, false>(p, g, blocks, x_map, f_map, y_map, stream);
+    *status = p.silu != 0 ? launch_kernel<T, true, kStride>(p, g, blocks, x_map, f_map, y_map, stream)
+                          : launch_kernel<T, false, kStride>(p, g, blocks, x_map, f_map, y_map, stream);
     return true;
+}
+
+}  // namespace
+
+// Launches the diagonal-operand kernel where it applies (an sm_90 device and build; T f16
+// or bf16; 3x3x3, dilation 1, stride 1 in depth and 1 or 2 on both h and w; x, y and the
+// frames channels-last with 16-byte aligned positions that TMA takes) and sets *status;
+// returns false, launching nothing, elsewhere.
+template <typename T>
+bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status) {
+    const bool taps3 = p.kernel[0] == 3 && p.kernel[1] == 3 && p.kernel[2] == 3;
+    const bool dense = p.dilation[0] == 1 && p.dilation[1] == 1 && p.dilation[2] == 1;
+    const int spatial = p.stride[1];
+    const bool strides = p.stride[0] == 1 && p.stride[2] == spatial && (spatial == 1 || spatial == 2);
+    if (!(taps3 && dense && strides && diagonal_allowed() && conv3d::device_runs_sm90a())) return false;
+    return spatial == 1 ? launch_stride<T, 1>(p, stream, status) : launch_stride<T, 2>(p, stream, status);
 }
 
 template bool launch_conv3d_depthwise_diagonal<__half>(const hipconv_conv3d_params &, hipStream_t,

@@ -34,6 +34,7 @@ struct Case {
     const char *name;
     int n, c, d, h, w, pad[3];
     bool ndhwc, frames, bias, silu, bf16, time;
+    int stride = 1;  // on h and w
 };
 
 static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
@@ -56,8 +57,8 @@ static double run_case(const Case &k, double *us) {
     p.batch = k.n, p.cin = k.c, p.cout = k.c, p.groups = k.c;
     p.in[0] = k.d, p.in[1] = k.h, p.in[2] = k.w;
     p.out[0] = k.frames ? k.d : k.d + 2 * k.pad[0] - 2;  // causal: front padding only
-    p.out[1] = k.h + 2 * k.pad[1] - 2, p.out[2] = k.w + 2 * k.pad[2] - 2;
-    for (int a = 0; a < 3; ++a) p.kernel[a] = 3, p.stride[a] = 1, p.dilation[a] = 1, p.pad[a] = k.pad[a];
+    p.out[1] = (k.h + 2 * k.pad[1] - 3) / k.stride + 1, p.out[2] = (k.w + 2 * k.pad[2] - 3) / k.stride + 1;
+    for (int a = 0; a < 3; ++a) p.kernel[a] = 3, p.stride[a] = a == 0 ? 1 : k.stride, p.dilation[a] = 1, p.pad[a] = k.pad[a];
     strides(k.ndhwc, k.c, k.d, k.h, k.w, p.x_stride);
     strides(k.ndhwc, k.c, p.out[0], p.out[1], p.out[2], p.y_stride);
     strides(k.ndhwc, k.c, k.pad[0], k.h, k.w, p.initial_stride);
@@ -101,7 +102,7 @@ static double run_case(const Case &k, double *us) {
                         for (int a = 0; a < 3; ++a)
                             for (int bb = 0; bb < 3; ++bb)
                                 for (int cc = 0; cc < 3; ++cc) {
-                                    const int id = z - k.pad[0] + a, ih = yy - k.pad[1] + bb, iw = xx - k.pad[2] + cc;
+                                    const int id = z - k.pad[0] + a, ih = yy * k.stride - k.pad[1] + bb, iw = xx * k.stride - k.pad[2] + cc;
                                     if (ih < 0 || ih >= k.h || iw < 0 || iw >= k.w || id >= k.d) continue;
                                     double xv;
                                     if (id >= 0) {
@@ -166,6 +167,11 @@ int main(int argc, char **argv) {
         {"ndhwc 7x7 frames bf16", 3, 136, 6, 7, 7, {2, 1, 1}, true, true, true, false, true, false},
         {"ndhwc valid", 2, 64, 6, 8, 32, {0, 0, 0}, true, false, false, false, false, false},
         {"ndhwc 28x28 192ch", 8, 192, 16, 28, 28, {1, 1, 1}, true, false, false, false, false, true},
+        {"ndhwc stride 2", 2, 64, 5, 9, 11, {1, 1, 1}, true, false, true, true, false, false, 2},
+        {"ndhwc stride 2 frames bf16", 1, 136, 6, 17, 20, {2, 1, 1}, true, true, true, false, true, false, 2},
+        {"ndhwc stride 2 pad 0", 1, 72, 4, 8, 9, {1, 0, 0}, true, false, false, false, false, false, 2},
+        {"ncdhw stride 2", 1, 8, 4, 9, 10, {1, 1, 1}, false, false, true, false, false, false, 2},
+        {"ndhwc stride 2 bench", 8, 192, 16, 56, 56, {1, 1, 1}, true, false, false, false, false, true, 2},
     };
     return run_16bit_cases(argc, argv, cases, run_case);
 }

@@ -89,8 +89,10 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
  * (channel stride 1) or NCDHW (width stride 1) and stride 1. f16/bf16 3x3x3 with stride 1
  * runs on the matrix cores: NCDHW with rows of 16-byte vectors as nine Toeplitz products
  * along w (hip/conv3d/depthwise_toeplitz.hip); NDHWC on Hopper with a diagonal weight
- * operand (hip/conv3d/depthwise_diagonal.hip), elsewhere through a transposing stage
- * (hip/conv3d/depthwise_toeplitz_last.hip); the rest on the vector units. */
+ * operand (hip/conv3d/depthwise_diagonal.hip, which also takes stride 2 on h and w),
+ * elsewhere through a transposing stage (hip/conv3d/depthwise_toeplitz_last.hip); the
+ * rest on the vector units, and other strides, dilations and kernel sizes on the naive
+ * kernel. */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_depthwise, hipconv_conv3d_params)
 
 /*
