@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     // same at shift 1), x2 (rows hh, hh + 1 at shift 2). Row hh starts at line 10 hh, so the
     // swizzle of a lane's line depends on hh % 4 only: four offsets per operand, the rest an
     // immediate. Stride 2: output rows 2P, 2P + 1 read input rows 4P + kh, 4P + 2 + kh, output
-    // column c input position 2c + kw (line01s, line2s: the lane's line in row 4P + kh).
+    // column c input position 2c + kw (line01, line2: the lane's line counted from row 4P + kh).
     // stmatrix: rows 2P .. 2P + 3 (line % 8 = the lane's column).
     const int pair_row = (lane / 8) % 2, column = lane % 8;
     const int line01 = pair_row * kInPositions * kStride + column * kStride + lane / 16;
