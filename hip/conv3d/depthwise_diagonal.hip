@@ -106,29 +106,20 @@ template <typename T> __device__ inline uint32_t weight_bits(const T *w, const i
 }
 
 #if HIPCONV_HAS_TMA
-// The m16n8k16 of matrix_core.h (kw 0 and 1), the m16n8k8 (kw 2), and two floats rounded to
-// a packed pair of T.
-template <typename T> struct Diagonal;
-template <> struct Diagonal<__half> {
-    __device__ static void mma8(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
+// The m16n8k8 (kw 2) beside matrix_core.h's Mma16x8x16 (kw 0 and 1).
+template <typename T> struct Mma16x8x8;
+template <> struct Mma16x8x8<__half> {
+    __device__ static void run(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
         asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
             : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
             : "r"(a[0]), "r"(a[1]), "r"(b0));
     }
-    __device__ static uint32_t pack(float lo, float hi) {
-        const __half2 h = __floats2half2_rn(lo, hi);
-        return *reinterpret_cast<const uint32_t *>(&h);
-    }
 };
-template <> struct Diagonal<hipconv_bf16> {
-    __device__ static void mma8(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
+template <> struct Mma16x8x8<hipconv_bf16> {
+    __device__ static void run(float (&c)[4], const uint32_t (&a)[2], uint32_t b0) {
         asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
             : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
             : "r"(a[0]), "r"(a[1]), "r"(b0));
-    }
-    __device__ static uint32_t pack(float lo, float hi) {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-        return *reinterpret_cast<const uint32_t *>(&h);
     }
 };
 
@@ -287,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                             const uint32_t a[4] = {a2_previous[0], a2_previous[1], a2[0], a2[1]};
                             mc::Mma16x8x16<T>::run(pairs[(hh - 1) / 2], a, b2[kd][0], b2[kd][1]);
                         } else if (hh >= 2) {  // output rows hh - 2, hh - 1: kw 2 of kh 2
-                            Diagonal<T>::mma8(pairs[(hh - 2) / 2], a2, b2[kd][2]);
+                            Mma16x8x8<T>::run(pairs[(hh - 2) / 2], a2, b2[kd][2]);
                         }
                     }
                     a2_previous[0] = a2[0], a2_previous[1] = a2[1];
@@ -305,7 +296,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                         for (int kd = 0; kd < 3; ++kd) {
                             float(&out)[4] = acc[(u - kd + 3) % 3][q];
                             mc::Mma16x8x16<T>::run(out, a01, b01[kd][kh][0], b01[kd][kh][1]);
-                            Diagonal<T>::mma8(out, a2, b2[kd][kh]);
+                            Mma16x8x8<T>::run(out, a2, b2[kd][kh]);
                         }
                     }
             }
@@ -318,8 +309,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
                         const float(&v)[4] = acc[done][q + e];
-                        packed[2 * e] = Diagonal<T>::pack(activate<kSilu>(v[0]), activate<kSilu>(v[1]));
-                        packed[2 * e + 1] = Diagonal<T>::pack(activate<kSilu>(v[2]), activate<kSilu>(v[3]));
+                        packed[2 * e] = mc::pack(T(activate<kSilu>(v[0])), T(activate<kSilu>(v[1])));
+                        packed[2 * e + 1] = mc::pack(T(activate<kSilu>(v[2])), T(activate<kSilu>(v[3])));
                     }
                     stmatrix_x4(tile + 2 * q * kPositions * kLine + store_offset, packed);
                 }
@@ -375,12 +366,6 @@ hipconv_status_t launch_kernel(const hipconv_conv3d_params &p, const DiagonalGeo
     return last_launch_status();
 }
 
-// HIPCONV_CONV3D_TMA=0 in the environment: the other kernels (for comparison).
-inline bool diagonal_allowed() {
-    static const bool allowed = switch_left_on("HIPCONV_CONV3D_TMA");
-    return allowed;
-}
-
 // The kernel at spatial stride kStride, where TMA takes x, y and the frames; false,
 // launching nothing, where it does not.
 template <typename T, int kStride>
@@ -431,7 +416,7 @@ bool launch_conv3d_depthwise_diagonal(const hipconv_conv3d_params &p, hipStream_
     const bool dense = p.dilation[0] == 1 && p.dilation[1] == 1 && p.dilation[2] == 1;
     const int spatial = p.stride[1];
     const bool strides = p.stride[0] == 1 && p.stride[2] == spatial && (spatial == 1 || spatial == 2);
-    if (!(taps3 && dense && strides && diagonal_allowed() && conv3d::device_runs_sm90a())) return false;
+    if (!(taps3 && dense && strides && conv3d::tma_allowed() && conv3d::device_runs_sm90a())) return false;
     return spatial == 1 ? launch_stride<T, 1>(p, stream, status) : launch_stride<T, 2>(p, stream, status);
 }
 

@@ -165,6 +165,11 @@ __device__ inline const T *a_row_source(const hipconv_conv3d_params &p, const AR
 // 9.0 device, and sm_90a code in the build (build.rs defines HIPCONV_SM90A_SASS).
 bool device_runs_sm90a();
 
+// Whether conv3d's Hopper kernels may use TMA (the default): HIPCONV_CONV3D_TMA=0 in the
+// environment makes the wgmma kernel copy A and B by every thread and leaves Depthwise's
+// diagonal-operand kernel out, for comparison. Read once per process.
+bool tma_allowed();
+
 // The Hopper kernel (implicit_gemm_sm90.hip), T __half or hipconv_bf16: x and w with
 // channel stride 1 and 16-byte chunks (vector_loads_ok), cin_g a multiple of 32, a device
 // that runs sm_90a code. geo: m, cin_g, cout_g and k_g set.

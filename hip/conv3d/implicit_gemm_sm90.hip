@@ -446,8 +446,7 @@ inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g)
            p.w_stride[2] == (int64_t)p.kernel[1] * p.kernel[2] * cin_g;
 }
 
-// HIPCONV_CONV3D_TMA=0 in the environment: A and B copied by every thread (for comparison).
-inline bool tma_allowed() {
+bool tma_allowed() {
     static const bool allowed = switch_left_on("HIPCONV_CONV3D_TMA");
     return allowed;
 }
