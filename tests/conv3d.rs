@@ -64,6 +64,22 @@ fn cases() -> Vec<(Shape, bool)> {
         // odd sizes with padding 1, and causal padding over partial tiles on both axes.
         (Shape::new(2, 72, 72, [4, 9, 11], [3, 3, 3]).groups(72).stride([1, 2, 2]).padding(sym([1, 1, 1])), true),
         (Shape::new(1, 64, 64, [5, 17, 20], [3, 3, 3]).groups(64).stride([1, 2, 2]).padding(Padding::Causal), false),
+        // Depthwise geometry without a dedicated kernel (depthwise_generic.hip): 5x5x5 over 24
+        // channels (16-byte channel vectors in NDHWC, a channel a thread along w in NCDHW);
+        // causal (3, 1, 1) dilated in depth over 12 channels (f16 NDHWC: not whole vectors, a
+        // channel a thread); 7x7x7 over 64 channels (343 taps: the staged taps' channel tile
+        // halved); a (2, 3, 4) kernel with strides (2, 1, 3) and dilation 2 on h.
+        (Shape::new(1, 24, 24, [5, 7, 9], [5, 5, 5]).groups(24).padding(sym([2, 2, 2])), true),
+        (Shape::new(2, 12, 12, [6, 5, 11], [3, 1, 1]).groups(12).dilation([2, 1, 1]).padding(Padding::Causal), false),
+        (Shape::new(1, 64, 64, [3, 8, 9], [7, 7, 7]).groups(64).padding(sym([3, 3, 3])), false),
+        (
+            Shape::new(1, 16, 16, [7, 9, 10], [2, 3, 4])
+                .groups(16)
+                .stride([2, 1, 3])
+                .dilation([1, 2, 1])
+                .padding(sym([1, 2, 1])),
+            true,
+        ),
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
@@ -323,7 +339,8 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
         let dilated = Shape::new(1, 5, 6, [8, 6, 5], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
         let depthwise = Shape::new(1, 16, 16, [6, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal);
         let wide = Shape::new(1, 32, 8, [6, 5, 7], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
-        for s in [dense, dilated, depthwise, wide] {
+        let temporal = Shape::new(1, 8, 8, [7, 4, 6], [3, 1, 1]).groups(8).dilation([2, 1, 1]).padding(Padding::Causal);
+        for s in [dense, dilated, depthwise, wide, temporal] {
             for algorithm in algorithms_for(&s) {
                 for layout in LAYOUTS {
                     let options = Options { algorithm, layout, activation: Activation::Silu };
@@ -374,7 +391,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // widest co tile, then A by TMA im2col boxes), 16-byte path and element path, the
     // explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16: NDHWC on Hopper's diagonal-operand
-    // kernel, and [3, 7, 9] its stride-2 form), ImplicitGemm's halo tiles (32
+    // kernel, and [3, 7, 9] its stride-2 form; the [2, 3, 2] kernel and the 3-channel (3, 1, 1)
+    // one on depthwise_generic.hip's channel-vector and channel-a-thread kernels), ImplicitGemm's halo tiles (32
     // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
     // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
     let mut rng = Rng::new(fresh_seed("every_kernel_path_once_for_the_sanitizers"));
@@ -388,6 +406,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
         Shape::new(1, 16, 16, [3, 7, 9], [3, 3, 3]).groups(16).stride([1, 2, 2]).padding(sym),
+        Shape::new(1, 16, 16, [3, 5, 6], [2, 3, 2]).groups(16).padding(sym),
+        Shape::new(1, 3, 3, [4, 3, 5], [3, 1, 1]).groups(3).padding(Padding::Causal),
         Shape::new(1, 32, 184, [2, 3, 9], [3, 3, 3]).padding(sym),
         Shape::new(1, 64, 64, [2, 5, 9], [3, 3, 3]).padding(Padding::Causal),
         Shape::new(1, 32, 32, [3, 9, 20], [3, 3, 3]).padding(Padding::Causal),

@@ -36,7 +36,8 @@
  * On Hopper (an sm_90a build), f16/bf16 NDHWC 3x3x3 with dilation 1, depth stride 1 and
  *   stride 1 or 2 on h and w, where TMA reads x (16-byte aligned positions), runs
  *   depthwise_diagonal.hip first (1.8x depthwise_toeplitz_last.hip at the bench's
- *   192-channel row: 116 against 208 us, H100; at stride 2 the alternative is naive.hip).
+ *   192-channel row: 116 against 208 us, H100; at stride 2 the alternative is
+ *   depthwise_generic.hip, 61 against 181 us on an H200).
  * f16/bf16 3x3x3 with stride and dilation 1 are tried on the matrix cores next:
  *   NDHWC with channels in groups of 16 (NVIDIA; 8 on AMD), depthwise_toeplitz_last.hip
  *   (1.28x this file's channel_last kernel at the bench's 192-channel row, H100), then
@@ -59,7 +60,8 @@
  *   arithmetic) and read initial_frames for the planes before depth 0.
  *
  * generic: anything else (other kernels, strides, dilations, unaligned or odd-sized
- *   tensors) runs the naive kernel (naive.hip), which is exact for any geometry.
+ *   tensors) runs depthwise_generic.hip: a vector of channels a thread where channels are
+ *   contiguous and aligned, else a channel a thread along w.
  */
 #include <algorithm>
 
@@ -67,13 +69,15 @@
 #include "compat.h"
 #include "element.h"
 #include "geometry.h"
+#include "global_vectors.h"
 #include "hipconv/conv3d.h"
 #include "launch.h"
 #include "packed.h"
 
 namespace hipconv {
 
-template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_params &p, hipStream_t stream);
+template <typename T>
+hipconv_status_t launch_conv3d_depthwise_generic(const hipconv_conv3d_params &p, hipStream_t stream);
 template <typename T>
 bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t *status);
 template <typename T>
@@ -96,7 +100,7 @@ constexpr int kFirstThreads = 256;
 constexpr int kMaxDepthChunk = 16;  // output depths per thread at most
 constexpr int64_t kMinThreads = int64_t(1) << 18;  // depth chunks shrink until this many threads
 
-template <typename T> constexpr int kVecOf = 16 / (int)sizeof(T);
+using namespace depthwise;  // kVecOf, the 16-byte loads and stores (global_vectors.h)
 
 // Leaving the plane loop (unrolled by 3: the ring slots are compile-time indices) past the
 // chunk's last plane. hipcc unrolls it only with a single exit (continue); nvcc allocates
@@ -111,44 +115,6 @@ template <typename T> constexpr int kVecOf = 16 / (int)sizeof(T);
 // The bias follows the taps ([kTaps + 1][kVec]).
 template <typename T>
 constexpr int kLaneTaps = (kTaps + 1) * kVecOf<T> + (((kTaps + 1) * kVecOf<T> / 4) % 2 == 0 ? 4 : 0);
-
-// Accesses through global-memory pointers. On AMD the input row pointer is chosen between x,
-// initial_frames and nullptr, and clang then loses that it points to global memory and
-// emits flat loads; naming the address space (with a native 4-word vector: HIP's uint4 is a
-// class that cannot be copied from it) keeps global_load_dwordx4. nvcc infers it.
-#if defined(HIPCONV_PLATFORM_AMD)
-typedef uint32_t GlobalWords4 __attribute__((ext_vector_type(4)));
-__device__ inline uint4 load16(const void *at) {
-    const GlobalWords4 w = *(const __attribute__((address_space(1))) GlobalWords4 *)at;
-    return make_uint4(w.x, w.y, w.z, w.w);
-}
-__device__ inline void store16(void *at, const uint4 &v) {
-    *(__attribute__((address_space(1))) GlobalWords4 *)at = GlobalWords4{v.x, v.y, v.z, v.w};
-}
-template <typename Bits> __device__ inline Bits load_bits(const void *at) {
-    return *(const __attribute__((address_space(1))) Bits *)at;
-}
-#else
-__device__ inline uint4 load16(const void *at) { return *static_cast<const uint4 *>(at); }
-__device__ inline void store16(void *at, const uint4 &v) { *static_cast<uint4 *>(at) = v; }
-template <typename Bits> __device__ inline Bits load_bits(const void *at) { return *static_cast<const Bits *>(at); }
-#endif
-
-// kVec elements of T from a 16-byte aligned address, widened to fp32 (zeros if !inside).
-template <typename T> __device__ inline void load_vector(float (&v)[kVecOf<T>], const T *at, bool inside) {
-    const uint4 raw = inside ? load16(at) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int e = 0; e < kVecOf<T>; ++e) v[e] = unpack<T>(raw, e);
-}
-
-// One element of T, widened (zero if !inside).
-template <typename T> __device__ inline float load_element(const T *at, bool inside) {
-    return inside ? bits_to_float(T(), (uint32_t)load_bits<element_bits_t<T>>(at), 0) : 0.f;
-}
-
-template <typename T> __device__ inline void store_vector(T *at, const float (&v)[kVecOf<T>]) {
-    store16(at, pack<T>(v));
-}
 
 struct LastGeometry {
     int tile_vecs;    // channel vectors per block (tx)
@@ -564,7 +530,7 @@ template <typename T> hipconv_status_t launch_conv3d_depthwise(const hipconv_con
             (p.initial_frames == nullptr || conv3d::vectors_along<T>(p.initial_frames, p.initial_stride, 4));
         if (channel_first) return launch_channel_first<T>(p, stream);
     }
-    return launch_conv3d_naive<T>(p, stream);
+    return launch_conv3d_depthwise_generic<T>(p, stream);
 }
 
 }  // namespace hipconv

@@ -6,8 +6,11 @@
 // as rounded (relative norm error under 1e-3 for f16 and 1e-2 for bf16, NaN-poisoned
 // outputs; the reference runs on the host's cores, OpenMP). The cases cover both
 // matrix-core kernels' edges (NCDHW and NDHWC): several row tiles, wide rows, odd widths,
-// pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU. The library's bench is
-// the number of record; this compares variants within one device call.
+// pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU; the "generic" cases cover
+// depthwise_generic.hip (other kernel sizes, strides and dilations, odd channel counts, with
+// eight of them timed at the bench's shape). NAIVE=1 runs the naive kernel instead of the
+// Depthwise launcher (the baseline of geometries that had no depthwise kernel). The
+// library's bench is the number of record; this compares variants within one device call.
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure; add
 // depthwise_toeplitz.hip, depthwise_toeplitz_last.hip and depthwise_diagonal.hip where the
 // tree has them; the last needs implicit_gemm_sm90.hip and HIPCONV_SM90A_SASS), and run on
@@ -15,8 +18,8 @@
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -DHIPCONV_SM90A_SASS \
 //     -gencode arch=compute_90a,code=sm_90a -I$SRC/hip/include -I$SRC/hip/common \
 //     -I$SRC/hip/conv3d -x cu scripts/dev/depthwise_bench.cu \
-//     $(for f in depthwise naive depthwise_toeplitz depthwise_toeplitz_last depthwise_diagonal \
-//       implicit_gemm_sm90; do echo -x cu $SRC/hip/conv3d/$f.hip; done) \
+//     $(for f in depthwise depthwise_generic naive depthwise_toeplitz depthwise_toeplitz_last \
+//       depthwise_diagonal implicit_gemm_sm90; do echo -x cu $SRC/hip/conv3d/$f.hip; done) \
 //     -o depthwise_bench -Xcompiler -fopenmp -L$(dirname $(which nvcc))/../lib -cudart static
 #include <algorithm>
 #include <cmath>
@@ -35,6 +38,9 @@ struct Case {
     int n, c, d, h, w, pad[3];
     bool ndhwc, frames, bias, silu, bf16, time;
     int stride = 1;  // on h and w
+    int kernel[3] = {3, 3, 3};
+    int depth_stride = 1;
+    int dilation[3] = {1, 1, 1};
 };
 
 static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
@@ -45,7 +51,12 @@ static void strides(bool ndhwc, int c, int d, int h, int w, int64_t (&s)[5]) {
     }
 }
 
+// NAIVE=1 in the environment: the naive kernel instead of the Depthwise launcher (the
+// baseline of geometries that had no depthwise kernel).
 static hipconv_status_t forward(const Case &k, const hipconv_conv3d_params &p, cudaStream_t s) {
+    static const bool naive = getenv("NAIVE") != nullptr && strcmp(getenv("NAIVE"), "1") == 0;
+    if (naive)
+        return k.bf16 ? hipconv_conv3d_naive_bf16(&p, (hipconv_stream_t)s) : hipconv_conv3d_naive_f16(&p, (hipconv_stream_t)s);
     return k.bf16 ? hipconv_conv3d_depthwise_bf16(&p, (hipconv_stream_t)s)
                   : hipconv_conv3d_depthwise_f16(&p, (hipconv_stream_t)s);
 }
@@ -56,21 +67,24 @@ static double run_case(const Case &k, double *us) {
     hipconv_conv3d_params p{};
     p.batch = k.n, p.cin = k.c, p.cout = k.c, p.groups = k.c;
     p.in[0] = k.d, p.in[1] = k.h, p.in[2] = k.w;
-    p.out[0] = k.frames ? k.d : k.d + 2 * k.pad[0] - 2;  // causal: front padding only
-    p.out[1] = (k.h + 2 * k.pad[1] - 3) / k.stride + 1, p.out[2] = (k.w + 2 * k.pad[2] - 3) / k.stride + 1;
-    for (int a = 0; a < 3; ++a) p.kernel[a] = 3, p.stride[a] = a == 0 ? 1 : k.stride, p.dilation[a] = 1, p.pad[a] = k.pad[a];
+    const int in[3] = {k.d, k.h, k.w};
+    for (int a = 0; a < 3; ++a) {
+        p.kernel[a] = k.kernel[a], p.stride[a] = a == 0 ? k.depth_stride : k.stride, p.dilation[a] = k.dilation[a];
+        p.pad[a] = k.pad[a];
+        const int padded = in[a] + (a == 0 && k.frames ? 1 : 2) * k.pad[a];  // causal: front padding only
+        p.out[a] = (padded - k.dilation[a] * (k.kernel[a] - 1) - 1) / p.stride[a] + 1;
+    }
+    const int kk = k.kernel[0] * k.kernel[1] * k.kernel[2];
     strides(k.ndhwc, k.c, k.d, k.h, k.w, p.x_stride);
     strides(k.ndhwc, k.c, p.out[0], p.out[1], p.out[2], p.y_stride);
     strides(k.ndhwc, k.c, k.pad[0], k.h, k.w, p.initial_stride);
-    if (k.ndhwc) {  // w [co, kd, kh, kw, 1]
-        p.w_stride[1] = 1, p.w_stride[4] = 1, p.w_stride[3] = 3, p.w_stride[2] = 9, p.w_stride[0] = 27;
-    } else {
-        p.w_stride[4] = 1, p.w_stride[3] = 3, p.w_stride[2] = 9, p.w_stride[1] = 27, p.w_stride[0] = 27;
-    }
+    // w [co, kd, kh, kw, 1] (NDHWC) or [co, 1, kd, kh, kw]: the same offsets at cin_g 1.
+    p.w_stride[4] = 1, p.w_stride[3] = k.kernel[2], p.w_stride[2] = k.kernel[1] * k.kernel[2];
+    p.w_stride[1] = k.ndhwc ? 1 : kk, p.w_stride[0] = kk;
     p.silu = k.silu;
     const size_t xn = (size_t)k.n * k.c * k.d * k.h * k.w;
     const size_t yn = (size_t)k.n * k.c * p.out[0] * p.out[1] * p.out[2];
-    const size_t wn = (size_t)k.c * 27, fn = (size_t)k.n * k.c * k.pad[0] * k.h * k.w;
+    const size_t wn = (size_t)k.c * kk, fn = (size_t)k.n * k.c * k.pad[0] * k.h * k.w;
     std::vector<uint16_t> hx(xn), hw(wn), hb(k.c), hf(fn), hy(yn);
     for (auto &v : hx) v = bits_of(frand(), k.bf16);
     for (auto &v : hw) v = bits_of(frand() * 0.3f, k.bf16);
@@ -99,10 +113,12 @@ static double run_case(const Case &k, double *us) {
                 for (int yy = 0; yy < p.out[1]; ++yy)
                     for (int xx = 0; xx < p.out[2]; ++xx) {
                         double acc = k.bias ? value_of(hb[c], k.bf16) : 0.0;
-                        for (int a = 0; a < 3; ++a)
-                            for (int bb = 0; bb < 3; ++bb)
-                                for (int cc = 0; cc < 3; ++cc) {
-                                    const int id = z - k.pad[0] + a, ih = yy * k.stride - k.pad[1] + bb, iw = xx * k.stride - k.pad[2] + cc;
+                        for (int a = 0; a < k.kernel[0]; ++a)
+                            for (int bb = 0; bb < k.kernel[1]; ++bb)
+                                for (int cc = 0; cc < k.kernel[2]; ++cc) {
+                                    const int id = z * k.depth_stride - k.pad[0] + a * k.dilation[0];
+                                    const int ih = yy * k.stride - k.pad[1] + bb * k.dilation[1];
+                                    const int iw = xx * k.stride - k.pad[2] + cc * k.dilation[2];
                                     if (ih < 0 || ih >= k.h || iw < 0 || iw >= k.w || id >= k.d) continue;
                                     double xv;
                                     if (id >= 0) {
@@ -111,7 +127,7 @@ static double run_case(const Case &k, double *us) {
                                         if (!k.frames || id < -k.pad[0]) continue;
                                         xv = value_of(hf[at(p.initial_stride, n, c, k.pad[0] + id, ih, iw)], k.bf16);
                                     }
-                                    acc += xv * value_of(hw[c * 27 + a * 9 + bb * 3 + cc], k.bf16);
+                                    acc += xv * value_of(hw[c * kk + (a * k.kernel[1] + bb) * k.kernel[2] + cc], k.bf16);
                                 }
                         if (k.silu) acc = acc / (1.0 + std::exp(-acc));
                         const double got = value_of(hy[at(p.y_stride, n, c, z, yy, xx)], k.bf16);
@@ -172,6 +188,25 @@ int main(int argc, char **argv) {
         {"ndhwc stride 2 pad 0", 1, 72, 4, 8, 9, {1, 0, 0}, true, false, false, false, false, false, 2},
         {"ncdhw stride 2", 1, 8, 4, 9, 10, {1, 1, 1}, false, false, true, false, false, false, 2},
         {"ndhwc stride 2 bench", 8, 192, 16, 56, 56, {1, 1, 1}, true, false, false, false, false, true, 2},
+        // depthwise_generic.hip (name, ..., time, stride, kernel, depth stride, dilation)
+        {"generic ndhwc odd channels", 2, 12, 5, 7, 9, {1, 1, 1}, true, false, true, true, false, false, 2},
+        {"generic ndhwc 2x3x4 frames", 2, 16, 6, 9, 11, {2, 1, 2}, true, true, true, false, false, false, 1, {2, 3, 4}, 1, {2, 1, 1}},
+        {"generic ncdhw 2x3x4 frames bf16", 2, 5, 6, 9, 11, {2, 1, 2}, false, true, false, true, true, false, 1, {2, 3, 4}, 1, {2, 1, 1}},
+        {"generic ndhwc strides dilation", 1, 24, 9, 13, 17, {1, 2, 0}, true, false, true, false, false, false, 3, {3, 3, 3}, 2, {1, 2, 1}},
+        {"generic ncdhw 5x5x5 small", 1, 3, 7, 9, 10, {2, 2, 2}, false, false, true, true, false, false, 1, {5, 5, 5}},
+        {"generic ndhwc 7x7x7 bf16", 1, 64, 8, 10, 12, {3, 3, 3}, true, false, true, false, true, false, 1, {7, 7, 7}},
+        {"generic ndhwc 1x1x1", 2, 32, 3, 5, 7, {0, 0, 0}, true, false, true, true, false, false, 1, {1, 1, 1}},
+        {"generic ndhwc 13^3 columns", 1, 8, 13, 13, 13, {6, 6, 6}, true, false, true, false, false, false, 1, {13, 13, 13}},
+        {"generic ncdhw wide rows", 1, 2, 3, 4, 301, {1, 1, 1}, false, false, false, true, false, false, 2, {1, 3, 5}},
+        {"generic ndhwc 5x5x5 bench", 8, 192, 16, 56, 56, {2, 2, 2}, true, false, false, false, false, true, 1, {5, 5, 5}},
+        {"generic ncdhw 5x5x5 bench", 8, 192, 16, 56, 56, {2, 2, 2}, false, false, false, false, false, true, 1, {5, 5, 5}},
+        {"generic ndhwc 3x1x1 bench", 8, 192, 16, 56, 56, {1, 0, 0}, true, false, false, false, false, true, 1, {3, 1, 1}},
+        {"generic ncdhw 3x1x1 bench", 8, 192, 16, 56, 56, {1, 0, 0}, false, false, false, false, false, true, 1, {3, 1, 1}},
+        {"generic ndhwc 1x3x3 bench", 8, 192, 16, 56, 56, {0, 1, 1}, true, false, false, false, false, true, 1, {1, 3, 3}},
+        {"generic ncdhw 1x3x3 bench", 8, 192, 16, 56, 56, {0, 1, 1}, false, false, false, false, false, true, 1, {1, 3, 3}},
+        {"generic ndhwc dilation 2 bench", 8, 192, 16, 56, 56, {2, 2, 2}, true, false, false, false, false, true, 1, {3, 3, 3}, 1, {2, 2, 2}},
+        {"generic ncdhw stride 2 bench", 8, 192, 16, 56, 56, {1, 1, 1}, false, false, false, false, false, true, 2},
+        {"generic ndhwc stride 2x2x2 bench", 8, 192, 16, 56, 56, {1, 1, 1}, true, false, false, false, false, true, 2, {3, 3, 3}, 2},
     };
     return run_16bit_cases(argc, argv, cases, run_case);
 }
