@@ -72,6 +72,8 @@ fn cases() -> Vec<(Shape, bool)> {
         (Shape::new(1, 24, 24, [5, 7, 9], [5, 5, 5]).groups(24).padding(sym([2, 2, 2])), true),
         (Shape::new(2, 12, 12, [6, 5, 11], [3, 1, 1]).groups(12).dilation([2, 1, 1]).padding(Padding::Causal), false),
         (Shape::new(1, 64, 64, [3, 8, 9], [7, 7, 7]).groups(64).padding(sym([3, 3, 3])), false),
+        // 136 channels: in f32 NDHWC 34 vectors, tiles of 32 (the second partial).
+        (Shape::new(1, 136, 136, [3, 4, 5], [1, 3, 3]).groups(136).padding(sym([0, 1, 1])), true),
         (
             Shape::new(1, 16, 16, [7, 9, 10], [2, 3, 4])
                 .groups(16)
@@ -339,7 +341,11 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
         let dilated = Shape::new(1, 5, 6, [8, 6, 5], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
         let depthwise = Shape::new(1, 16, 16, [6, 5, 8], [3, 3, 3]).groups(16).padding(Padding::Causal);
         let wide = Shape::new(1, 32, 8, [6, 5, 7], [3, 3, 3]).dilation([2, 1, 1]).padding(Padding::Causal);
-        let temporal = Shape::new(1, 8, 8, [7, 4, 6], [3, 1, 1]).groups(8).dilation([2, 1, 1]).padding(Padding::Causal);
+        // Depthwise (3, 1, 1), 12 channels: frames through depthwise_generic.hip's channel
+        // vectors (f32 NDHWC) and its channel-a-thread kernel (f32 NCDHW; 16-bit in both
+        // layouts, channel fastest in NDHWC).
+        let temporal =
+            Shape::new(2, 12, 12, [7, 4, 6], [3, 1, 1]).groups(12).dilation([2, 1, 1]).padding(Padding::Causal);
         for s in [dense, dilated, depthwise, wide, temporal] {
             for algorithm in algorithms_for(&s) {
                 for layout in LAYOUTS {

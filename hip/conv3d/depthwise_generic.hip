@@ -33,12 +33,14 @@
  * columns: anything else. A thread owns kColumnsCols (4) output columns ow = j + k * runs
  *   (k = 0..3, runs = ceil(out[2] / 4)) of one channel of one output row, so that
  *   consecutive threads (j, j + 1) read and write neighbouring columns of each of their
- *   four; where y's channel stride is 1 the threads go channel fastest instead. The taps
- *   come from w per tap (the same address in most of a warp's lanes); no shared memory.
- *   256 threads, grid-stride.
+ *   four; where y's channel stride is 1 and its w stride is not, consecutive threads take
+ *   consecutive channels of the same columns instead. The taps come from w per tap (in
+ *   the width-fastest order the same address in most of a warp's lanes); no shared
+ *   memory. 256 threads, grid-stride.
  *
  * Shared memory of vectors: (taps + 1) * tile_vecs * kVec * 4 bytes, at most 48 KiB (the
- * launcher halves tile_vecs until it fits, and runs columns where one vector's taps do not).
+ * launcher halves tile_vecs until it fits, and runs columns where one vector's taps do not,
+ * or where the channel tiles pass the grid's 65535).
  */
 #include <algorithm>
 
@@ -65,9 +67,9 @@ constexpr int kColumnsThreads = 256;
 
 // Leaving the unrolled store loop past the row's last column. hipcc unrolls a loop with a
 // single exit only (continue); with break, and with the minimum of one block an SM named in
-// the launch bounds, nvcc compiles the vectors kernel without a stack frame (without
-// either: 4 bytes spilled and 5-60% slower at the dev bench's cases, H200). The same in
-// effect.
+// the launch bounds (HIPCONV_BOUNDS_NVIDIA: NVIDIA only), nvcc compiles the vectors kernel
+// without a stack frame (without either: 4 bytes spilled and 5-60% slower at the dev
+// bench's cases, H200). The same in effect.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 #define HIPCONV_DW_PAST_ROW break
 #else
@@ -107,7 +109,7 @@ template <typename T> __device__ inline const T *frames_at(const hipconv_conv3d_
 }
 
 template <typename T, bool kSilu>
-__global__ void __launch_bounds__(kVectorThreads, 1) conv3d_depthwise_vectors_kernel(hipconv_conv3d_params p, VectorsGeometry g) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kVectorThreads, 1) conv3d_depthwise_vectors_kernel(hipconv_conv3d_params p, VectorsGeometry g) {
     constexpr int kVec = kVecOf<T>;
     constexpr int kQuarters = kVec / 4;  // float4 words of one vector's taps
     extern __shared__ float4 shared_taps[];  // [taps + 1][kQuarters][tile_vecs]

@@ -196,6 +196,8 @@ int main(int argc, char **argv) {
         {"generic ncdhw 5x5x5 small", 1, 3, 7, 9, 10, {2, 2, 2}, false, false, true, true, false, false, 1, {5, 5, 5}},
         {"generic ndhwc 7x7x7 bf16", 1, 64, 8, 10, 12, {3, 3, 3}, true, false, true, false, true, false, 1, {7, 7, 7}},
         {"generic ndhwc 1x1x1", 2, 32, 3, 5, 7, {0, 0, 0}, true, false, true, true, false, false, 1, {1, 1, 1}},
+        {"generic ndhwc partial tile", 1, 264, 4, 5, 6, {0, 1, 1}, true, false, true, true, false, false, 1, {1, 3, 3}},
+        {"generic ndhwc columns frames bf16", 2, 12, 7, 4, 6, {4, 0, 0}, true, true, true, false, true, false, 1, {3, 1, 1}, 1, {2, 1, 1}},
         {"generic ndhwc 13^3 columns", 1, 8, 13, 13, 13, {6, 6, 6}, true, false, true, false, false, false, 1, {13, 13, 13}},
         {"generic ncdhw wide rows", 1, 2, 3, 4, 301, {1, 1, 1}, false, false, false, true, false, false, 2, {1, 3, 5}},
         {"generic ndhwc 5x5x5 bench", 8, 192, 16, 56, 56, {2, 2, 2}, true, false, false, false, false, true, 1, {5, 5, 5}},

@@ -91,9 +91,11 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
  * along w (hip/conv3d/depthwise_toeplitz.hip); NDHWC on Hopper with a diagonal weight
  * operand (hip/conv3d/depthwise_diagonal.hip, which also takes stride 2 on h and w),
  * elsewhere through a transposing stage (hip/conv3d/depthwise_toeplitz_last.hip); the
- * rest on the vector units: 3x3x3 at stride 1 in depthwise.hip, other kernel sizes,
- * strides and dilations in hip/conv3d/depthwise_generic.hip (a 16-byte vector of channels
- * a thread where channels are contiguous and aligned, else a channel a thread). */
+ * rest on the vector units: 3x3x3 at stride 1 in depthwise.hip where channels (NDHWC) or
+ * widths (NCDHW) are whole aligned 16-byte vectors; other kernel sizes, strides,
+ * dilations, and tensors those kernels do not take, in hip/conv3d/depthwise_generic.hip
+ * (a 16-byte vector of channels a thread where channels are contiguous and aligned, else
+ * a channel a thread). */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_depthwise, hipconv_conv3d_params)
 
 /*
