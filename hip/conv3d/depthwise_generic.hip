@@ -68,8 +68,8 @@ constexpr int kColumnsThreads = 256;
 // Leaving the unrolled store loop past the row's last column. hipcc unrolls a loop with a
 // single exit only (continue); with break, and with the minimum of one block an SM named in
 // the launch bounds (HIPCONV_BOUNDS_NVIDIA: NVIDIA only), nvcc compiles the vectors kernel
-// without a stack frame (without either: 4 bytes spilled and 5-60% slower at the dev
-// bench's cases, H200). The same in effect.
+// without a stack frame (without either: 4 bytes spilled in the 16-bit forms, 5-60% slower
+// at the dev bench's cases, H200). The same in effect.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 #define HIPCONV_DW_PAST_ROW break
 #else
