@@ -133,6 +133,10 @@ fn cases() -> Vec<(Shape, bool)> {
             true,
         ),
         (Shape::new(1, 3, 16, [3, 6, 5], [3, 3, 3]).padding(sym([1, 2, 0])), false),
+        // Grids of more than one block an SM for the staged-strip kernel (162 tiles of 16 x 32
+        // at cout 8), where sm_90 devices launch it for small grids in both layouts: NCDHW on
+        // the register-slab kernel, NDHWC on the staged-strip kernel launched unchained.
+        (Shape::new(2, 3, 8, [9, 40, 70], [3, 3, 3]).padding(sym([1, 1, 1])), true),
         // Tiled's staged-strip kernel (the layouts the register-slab kernel leaves: NDHWC):
         // partial 16 x 32 output tiles on h and w, 12 channels (a whole and a half chunk of 8,
         // y stored through shared memory in 4-channel vectors); then 6 channels (y element by
@@ -359,6 +363,48 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
             }
         }
         announce(&format!("conv3d streaming: chunks of 1, 2, 5 frames equal one pass on {}", device.id()));
+    }
+}
+
+#[test]
+fn each_forward_reads_the_output_of_the_forward_before_it() {
+    // Four forwards back to back in one stream, each reading the previous one's output (all
+    // outputs NaN-poisoned first), checked step by step against the reference of what the
+    // step read. The seed's shape with 3 channels out, so that Tiled runs its staged-strip
+    // kernel in one wave in both layouts: on sm_90 and newer a chained launch whose blocks are
+    // placed while the forward before it runs and wait for it with their addresses computed.
+    // A wait in the wrong place would read NaN or a stale output here.
+    let mut rng = Rng::new(fresh_seed("each_forward_reads_the_output_of_the_forward_before_it"));
+    let s = Shape::new(1, 3, 3, [16, 64, 64], [3, 3, 3]).padding(Padding::Symmetric([1, 1, 1]));
+    for device in devices("each_forward_reads_the_output_of_the_forward_before_it") {
+        for layout in LAYOUTS {
+            let options = Options { algorithm: Algorithm::Tiled, layout, activation: Activation::Identity };
+            let stream = device.stream().unwrap();
+            let mut conv = Conv3d::<f32>::new(&device, s, options).unwrap();
+            let x: Vec<f32> = random(&mut rng, s.x_len());
+            let weights: Vec<Vec<f32>> = (0..4).map(|_| random::<f32>(&mut rng, s.w_len())).collect();
+            let weights: Vec<Vec<f32>> = weights.into_iter().map(|w| w.iter().map(|v| v * 0.2).collect()).collect();
+            let w_device: Vec<_> = weights.iter().map(|w| upload(&device, &stream, w)).collect();
+            let mut steps = vec![upload(&device, &stream, &x)];
+            for w in &w_device {
+                let mut y = upload(&device, &stream, &vec![f32::NAN; s.x_len()]);
+                conv.forward_chunk(&stream, steps.last().unwrap(), w, None, Frames::default(), &mut y).unwrap();
+                steps.push(y);
+            }
+            let values: Vec<Vec<f32>> = steps.iter().map(|b| b.to_vec(&stream).unwrap()).collect();
+            for (k, w) in weights.iter().enumerate() {
+                let want = reference(&s, layout, &values[k], w, None, None, false);
+                let err = rel_norm_error(&values[k + 1], &want);
+                assert!(
+                    err < tolerance(f32::DTYPE),
+                    "forward {} of 4 ({layout:?}) on {}: rel norm error {err:.3e}; NaN left: {}",
+                    k + 1,
+                    device.id(),
+                    values[k + 1].iter().any(|v| v.is_nan())
+                );
+            }
+        }
+        announce(&format!("conv3d: four dependent forwards in one stream each read the one before on {}", device.id()));
     }
 }
 

@@ -56,6 +56,30 @@ __device__ inline void begin_chained_kernel() {
     allow_dependent_launch();
 }
 
+// begin_chained_kernel(), placed after the computation of `ready`. ptxas schedules a bare
+// wait at the very top of a kernel and the arithmetic that precedes it in the source after
+// it, on the path from the previous kernel's end to this one's first load; a kernel that
+// folds its index arithmetic into `ready` (any mix of the values, say by xor) has it done
+// while it waits instead. The wait is predicated on ready != ~ready, which always holds but
+// which ptxas does not fold.
+__device__ inline void begin_chained_kernel_after(uint32_t ready) {
+#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n\t.reg .pred ready;\n\tsetp.ne.u32 ready, %0, %1;\n\t@ready griddepcontrol.wait;\n\t}" ::"r"(ready),
+        "r"(~ready)
+        : "memory");
+    allow_dependent_launch();
+#else
+    (void)ready;
+#endif
+}
+
+// An address folded to 32 bits for begin_chained_kernel_after's `ready`.
+template <typename P> __device__ inline uint32_t fold_address(const P *address) {
+    const uint64_t bits = reinterpret_cast<uintptr_t>(address);
+    return (uint32_t)bits ^ (uint32_t)(bits >> 32);
+}
+
 // Whether the current device starts followers early (compute capability 9.0 or newer).
 inline bool device_launches_dependents_early() {
 #if defined(HIPCONV_PLATFORM_NVIDIA)

@@ -7,6 +7,20 @@
  * spread over three times the cache lines, so the block stages its strip of x once,
  * coalesced, and every thread reads its patch from shared memory as if x were NCDHW.
  *
+ * Two launches (tiled.hip tries the first before the register-slab kernel, the second after):
+ *   - one wave, chained (a grid of at most one block an SM where chained_launch_enabled(),
+ *     so on sm_90 and newer; any layout, the seed's shape in NCDHW too): a programmatic
+ *     follower of the kernel before it, whose blocks are placed beside that kernel's and
+ *     compute every address (1a below) before they wait for it, so that only the loads,
+ *     the FMAs and the stores follow its end. ptxas would put a plain wait first and the
+ *     arithmetic after it (half of the ~550 instructions a warp runs before the barrier);
+ *     begin_chained_kernel_after() keeps it before. The seed's shape: 5.5 -> 4.85 us NCDHW
+ *     (from the register-slab kernel), 5.5 -> 4.75 NDHWC (H200, docs/PERFORMANCE.md
+ *     "Fortieth session").
+ *   - otherwise an ordinary launch, which never waits (chained, a grid of several waves ran
+ *     2% slower: the next launch's blocks, placed beside this one's last wave, start unevenly
+ *     spread over the SMs).
+ *
  *   in   x [batch, cin, in[0..2]] by x_stride, w [cout, cin_g, kernel[0], 3, 3] by w_stride,
  *        bias [cout] or NULL
  *   out  y [batch, cout, out[0..2]] by y_stride, fp32 accumulation
@@ -27,8 +41,9 @@
  *     | . . . .   [w w w w w w]   . . . | row r+kh  acc[c][j] += win[c + kw] * tap[j]
  *     +---------------------------------+
  *
- *   1. every slab's share of the strip (3 elements a thread with 256 threads) and the
- *      block's taps and bias, spread evenly over the threads: all loads in flight, then
+ *   1. the addresses of every slab's share of the strip (3 elements a thread with 256
+ *      threads) and of the block's taps; then (the chained form waits here) the loads,
+ *      spread evenly over the threads: all loads in flight, then
  *      stored to shared memory, one barrier (which waits for the slowest warp: the taps
  *      as 9 loads in each of the first 3 warps instead of 3 in every warp measured 9%
  *      slower at the seed's size);
@@ -47,6 +62,7 @@
 
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "element.h"
 #include "geometry.h"
 #include "hipconv/conv3d.h"
@@ -95,7 +111,7 @@ constexpr int kColumnsVector = 1;  // a channel's 4 columns are one aligned vect
 constexpr int kChannelsVector = 2;  // a column's 4 channels are one aligned vector (c stride 1)
 
 // NVIDIA: 2 blocks per SM at 256 threads (a register cap of 128).
-template <typename T, int kHalves>
+template <typename T, int kHalves, bool kChained>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direct_staged_kernel(StagedArgs a) {
     constexpr int kThreads = kPositionThreads * kHalves;
     constexpr int kBlockCout = kThreadCout * kHalves;
@@ -119,44 +135,35 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direc
     const int id0 = od * a.stride_d - a.pad[0];
     const int ih_tile = oh_tile - a.pad[1], iw_tile = ow_tile - a.pad[2];
 
-    // 1a. This thread's strip elements e = tid + k * kThreads (row e / 34, column e % 34):
-    // their in-plane byte offsets (0 outside x's plane) and whether they lie inside it.
-    uint32_t offset[kStripLoads];
-    bool inside[kStripLoads];
+    // 1a. Addresses, computed while the kernel waits for the kernels before it (all of
+    // them folded into the wait's `ready`). This thread's strip elements e = tid + k *
+    // kThreads (row e / 34, column e % 34): their in-plane byte offsets (0 outside x's plane)
+    // and whether they lie inside it.
+    uint32_t offset[kStripLoads], inside = 0;  // inside: bit k
 #pragma unroll
     for (int k = 0; k < kStripLoads; ++k) {
         const int e = tid + k * kThreads;
         const int r = e / kStripCols, c = e - r * kStripCols;
         const int ih = ih_tile + r, iw = iw_tile + c;
-        inside[k] = e < kStripWords && (uint32_t)ih < (uint32_t)a.in[1] && (uint32_t)iw < (uint32_t)a.in[2];
-        offset[k] = inside[k] ? (uint32_t)ih * a.x_h + (uint32_t)iw * a.x_w : 0u;
+        const bool in = e < kStripWords && (uint32_t)ih < (uint32_t)a.in[1] && (uint32_t)iw < (uint32_t)a.in[2];
+        offset[k] = in ? (uint32_t)ih * a.x_h + (uint32_t)iw * a.x_w : 0u;
+        inside |= (uint32_t)in << k;
     }
-    // 1b. Every slab's elements, loads first (slabs past a.slabs load nothing). Plane s of
-    // depth id0 starts x_plane[s] bytes past x_depth (which may lie before x: only elements
-    // inside x are read).
+    // Plane s of depth id0 starts x_plane[s] bytes past x_depth (which may lie before x: only
+    // elements inside x are read); bit s of `planes`: slab s exists and its plane lies in x.
     const char *x_depth = reinterpret_cast<const char *>(static_cast<const T *>(a.x) + n * a.x_n +
                                                          (int64_t)group * a.cin_g * a.x_c + (int64_t)id0 * a.x_d);
-    // A block-uniform branch per slab, so that each load carries only its element's predicate;
-    // the elements stay in T until they are stored (a conversion next to its load would wait
-    // for it there).
-    T v[kMaxStagedSlabs][kStripLoads];
+    uint32_t planes = 0;
 #pragma unroll
-    for (int s = 0; s < kMaxStagedSlabs; ++s) {
-#pragma unroll
-        for (int k = 0; k < kStripLoads; ++k) v[s][k] = from_float<T>(0.f);
-        if (s < a.slabs && (uint32_t)(id0 + a.depth[s]) < (uint32_t)a.in[0]) {
-            const char *plane = x_depth + a.x_plane[s];
-#pragma unroll
-            for (int k = 0; k < kStripLoads; ++k)
-                if (inside[k]) v[s][k] = *reinterpret_cast<const T *>(plane + offset[k]);
-        }
-    }
-    // 1c. The chunk's taps: word i = t * kBlockCout + j, t = s * 9 + kh * 3 + kw, spread
-    // evenly over the threads (the barrier waits for the slowest warp's loads). Slab s is
-    // (ci, kd) = (s / kernel[0], s % kernel[0]), the division as a multiply by the host's
-    // 16-bit reciprocal (exact for s < 9): per-slab offsets read at a runtime index would put
-    // the argument block in scratch memory on AMD.
-    T tap[kTapLoads];
+    for (int s = 0; s < kMaxStagedSlabs; ++s)
+        planes |= (uint32_t)(s < a.slabs && (uint32_t)(id0 + a.depth[s]) < (uint32_t)a.in[0]) << s;
+    // The chunk's taps: word i = t * kBlockCout + j, t = s * 9 + kh * 3 + kw, spread evenly
+    // over the threads (the barrier waits for the slowest warp's loads). Slab s is (ci, kd) =
+    // (s / kernel[0], s % kernel[0]), the division as a multiply by the host's 16-bit
+    // reciprocal (exact for s < 9): per-slab offsets read at a runtime index would put the
+    // argument block in scratch memory on AMD. Taps of no output channel read w[0] as zero.
+    const T *tap_at[kTapLoads];
+    uint32_t tap_live = 0;  // bit k
 #pragma unroll
     for (int k = 0; k < kTapLoads; ++k) {
         const int i = tid + k * kThreads;
@@ -164,10 +171,42 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direc
         const int s = t / 9, khw = t - s * 9, kh = khw / 3, kw = khw - kh * 3;
         const int ci = (s * a.kernel_d_reciprocal) >> 16, kd = s - ci * a.kernel_d;
         const bool live = i < a.slabs * 9 * kBlockCout && co_first + j < a.cout_g;
-        const int64_t at = (int64_t)(group * a.cout_g + co_first + j) * a.w_co + ci * a.w_ci + kd * a.w_kd + kh * a.w_kh +
-                           kw * a.w_kw;
-        tap[k] = live ? static_cast<const T *>(a.w)[at] : from_float<T>(0.f);
+        tap_at[k] = static_cast<const T *>(a.w) + (live ? (int64_t)(group * a.cout_g + co_first + j) * a.w_co +
+                                                              ci * a.w_ci + kd * a.w_kd + kh * a.w_kh + kw * a.w_kw
+                                                        : 0);
+        tap_live |= (uint32_t)live << k;
     }
+    // kChained (a grid of one wave, launched while the kernel before it runs): each block
+    // waits for the kernels before it with its addresses computed, then lets the next be placed.
+    if constexpr (kChained) {
+        uint32_t ready = inside ^ planes ^ tap_live ^ fold_address(x_depth);
+#pragma unroll
+        for (int k = 0; k < kStripLoads; ++k) ready ^= offset[k];
+#pragma unroll
+        for (int k = 0; k < kTapLoads; ++k) ready ^= fold_address(tap_at[k]);
+        begin_chained_kernel_after(ready);
+    }
+
+    // 1b. Every slab's elements, loads first (slabs past a.slabs load nothing), a
+    // block-uniform branch per slab so that each load carries only its element's predicate;
+    // the elements stay in T until they are stored (a conversion next to its load would wait
+    // for it there).
+    T v[kMaxStagedSlabs][kStripLoads];
+#pragma unroll
+    for (int s = 0; s < kMaxStagedSlabs; ++s) {
+#pragma unroll
+        for (int k = 0; k < kStripLoads; ++k) v[s][k] = from_float<T>(0.f);
+        if (planes >> s & 1u) {
+            const char *plane = x_depth + a.x_plane[s];
+#pragma unroll
+            for (int k = 0; k < kStripLoads; ++k)
+                if (inside >> k & 1u) v[s][k] = *reinterpret_cast<const T *>(plane + offset[k]);
+        }
+    }
+    // 1c. The taps.
+    T tap[kTapLoads];
+#pragma unroll
+    for (int k = 0; k < kTapLoads; ++k) tap[k] = tap_live >> k & 1u ? *tap_at[k] : from_float<T>(0.f);
     const T *bias = static_cast<const T *>(a.bias);
     if (tid < kBlockCout)
         bias_s[tid] = bias != nullptr && co_first + tid < a.cout_g ? to_float(bias[group * a.cout_g + co_first + tid]) : 0.f;
@@ -332,15 +371,40 @@ template <typename T, int kHalves> bool staged_args(const hipconv_conv3d_params 
     return true;
 }
 
+// Launches the kernel where it applies and says so. `one_wave_only`: only where the grid
+// holds at most one block an SM and launches are chained (chained_launch_enabled()), as a
+// chained launch; else an ordinary one. (Chained, a grid of several waves ran 2% slower at
+// 2x3->16x8x112x112 NDHWC: the next launch's blocks, placed early beside this one's last
+// wave, start unevenly spread over the SMs.)
 template <typename T, int kHalves>
-bool try_staged(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status) {
+bool try_staged(const hipconv_conv3d_params &p, hipStream_t stream, bool one_wave_only, hipconv_status_t &status) {
     StagedArgs a;
     if (!staged_args<T, kHalves>(p, a)) return false;
     const dim3 grid(a.tiles_h * a.tiles_w, (unsigned)(p.batch * p.out[0]), (unsigned)(p.groups * a.cout_chunks));
     const dim3 block(kPositionThreads * kHalves);
-    hipLaunchKernelGGL((conv3d_direct_staged_kernel<T, kHalves>), grid, block, 0, stream, a);
-    status = last_launch_status();
+    if (!one_wave_only) {
+        hipLaunchKernelGGL((conv3d_direct_staged_kernel<T, kHalves, false>), grid, block, 0, stream, a);
+        status = last_launch_status();
+        return true;
+    }
+    if (!chained_launch_enabled()) return false;
+    int64_t sms = 0;
+    const hipError_t err = cached_device_attribute<hipDeviceAttributeMultiprocessorCount>(&sms);
+    if (err != hipSuccess) {
+        status = (hipconv_status_t)err;
+        return true;
+    }
+    if ((int64_t)grid.x * grid.y * grid.z > sms) return false;
+    status = launch_chained(conv3d_direct_staged_kernel<T, kHalves, true>, grid, block, 0, stream, a);
     return true;
+}
+
+template <typename T>
+bool try_staged(const hipconv_conv3d_params &p, hipStream_t stream, bool one_wave_only, hipconv_status_t &status) {
+    const int64_t cout_g = p.cout / p.groups;
+    if (cout_g > 16) return false;
+    return cout_g > kThreadCout ? try_staged<T, 2>(p, stream, one_wave_only, status)
+                                : try_staged<T, 1>(p, stream, one_wave_only, status);
 }
 
 }  // namespace
@@ -349,13 +413,21 @@ bool try_staged(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_stat
 // where tiled.hip's other paths should run.
 template <typename T>
 bool try_conv3d_direct_staged(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status) {
-    const int64_t cout_g = p.cout / p.groups;
-    if (cout_g > 16) return false;
-    return cout_g > kThreadCout ? try_staged<T, 2>(p, stream, status) : try_staged<T, 1>(p, stream, status);
+    return try_staged<T>(p, stream, false, status);
 }
 
-#define HIPCONV_INSTANTIATE(T) \
-    template bool try_conv3d_direct_staged<T>(const hipconv_conv3d_params &, hipStream_t, hipconv_status_t &);
+// The same, but only for a grid of at most one block an SM launched while the kernel before
+// it runs: there each block is placed beside one of that kernel's and waits for it with its
+// addresses computed, which takes the seed's shape in NCDHW too, ahead of the register-slab
+// kernel. False elsewhere; true with the error in `status` where the SM count query fails.
+template <typename T>
+bool try_conv3d_direct_staged_one_wave(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status) {
+    return try_staged<T>(p, stream, true, status);
+}
+
+#define HIPCONV_INSTANTIATE(T)                                                                                  \
+    template bool try_conv3d_direct_staged<T>(const hipconv_conv3d_params &, hipStream_t, hipconv_status_t &); \
+    template bool try_conv3d_direct_staged_one_wave<T>(const hipconv_conv3d_params &, hipStream_t, hipconv_status_t &);
 HIPCONV_INSTANTIATE(__half)
 HIPCONV_INSTANTIATE(hipconv_bf16)
 HIPCONV_INSTANTIATE(float)

@@ -90,6 +90,8 @@ namespace hipconv {
 template <typename T> hipconv_status_t launch_conv3d_naive(const hipconv_conv3d_params &p, hipStream_t stream);
 template <typename T> bool try_conv3d_direct_slabs(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
 template <typename T> bool try_conv3d_direct_staged(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
+template <typename T>
+bool try_conv3d_direct_staged_one_wave(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_status_t &status);
 
 namespace {
 
@@ -700,6 +702,9 @@ template <typename T> bool try_direct(const hipconv_conv3d_params &p, hipStream_
     const int64_t cin_g = p.cin / p.groups, cout_g = p.cout / p.groups;
     const int64_t taps_g = cin_g * p.kernel[0] * p.kernel[1] * p.kernel[2];
     if (taps_g > kDirectMaxTaps || cout_g > kDirectMaxCout) return false;
+    // The staged-strip kernel's chained one-wave launch (sm_90 and newer) before the
+    // register-slab kernel, its ordinary launch after it (direct_staged.hip).
+    if (try_conv3d_direct_staged_one_wave<T>(p, stream, status)) return true;
     if (try_conv3d_direct_slabs<T>(p, stream, status)) return true;
     if (try_conv3d_direct_staged<T>(p, stream, status)) return true;
     DirectGeometry g;
