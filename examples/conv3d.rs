@@ -21,7 +21,7 @@ use hipconv::conv3d::reference::conv3d_f64;
 use hipconv::conv3d::{Algorithm, Conv3d, Layout, Options, Padding, Shape};
 use hipconv::half::{bf16, f16};
 use hipconv::testing::{error_stats, tolerance, Rng};
-use hipconv::{DType, Device, Element};
+use hipconv::{Backend, DType, Device, Element};
 use std::process::ExitCode;
 
 struct Args {
@@ -92,8 +92,25 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// How `algorithm` lays the work out for this shape.
-fn launch_configuration(s: &Shape, algorithm: Algorithm, layout: Layout, gpu: bool) -> String {
+/// Whether Tiled runs its staged-strip kernel as a chained launch of one wave on `device`
+/// (hip/conv3d/direct_staged.hip): sm_90 or newer, chained launches not switched off by
+/// HIPCONV_CHAINED_LAUNCH=0, and at most one block (a 16 x 32 output tile of up to 8
+/// channels) per SM.
+fn staged_one_wave(s: &Shape, device: &Device) -> bool {
+    let p = device.properties();
+    let sm90 = p.backend == Backend::Cuda
+        && p.arch.strip_prefix("sm_").and_then(|v| v.trim_end_matches(char::is_alphabetic).parse::<u32>().ok())
+            >= Some(90);
+    let chained = std::env::var("HIPCONV_CHAINED_LAUNCH").map_or(true, |v| v != "0");
+    let [od, oh, ow] = s.output().unwrap_or([0; 3]);
+    let chunk = if s.cout_per_group() > 4 { 8 } else { 4 };
+    let blocks = oh.div_ceil(16) * ow.div_ceil(32) * s.batch * od * s.groups * s.cout_per_group().div_ceil(chunk);
+    sm90 && chained && blocks <= p.compute_units as usize
+}
+
+/// How `algorithm` lays the work out for this shape on `device`.
+fn launch_configuration(s: &Shape, algorithm: Algorithm, layout: Layout, device: &Device) -> String {
+    let gpu = device.is_gpu();
     let m = s.output_positions();
     let gemm = format!("{} group(s) x GEMM [m {m} x n {} x k {}]", s.groups, s.cout_per_group(), s.taps());
     let on = if gpu { "" } else { " (host backend: the same decomposition on CPU threads)" };
@@ -106,6 +123,12 @@ fn launch_configuration(s: &Shape, algorithm: Algorithm, layout: Layout, gpu: bo
     match algorithm {
         Algorithm::Naive => format!("one thread per output: {} threads, {} taps each{on}", s.y_len(), s.taps()),
         // hip/conv3d/tiled.hip takes its direct path for few taps, its shared-memory path otherwise.
+        Algorithm::Tiled if s.cout_per_group() <= 16 && slab_kernels && gpu && staged_one_wave(s, device) => format!(
+            "tiled, direct path (staged strip, one wave chained to the launch before it): a block per 16 x 32 \
+             output tile x up to 8 channels, its strip of x and the taps staged in shared memory, a thread per 4 \
+             columns x 4 channels; {} outputs",
+            s.y_len()
+        ),
         Algorithm::Tiled if s.cout_per_group() <= 16 && slab_kernels && layout == Layout::Ncdhw => format!(
             "tiled, direct path (register slabs): a thread per 2 output rows x up to 8 channels, all its inputs \
              loaded at once, taps staged in shared memory; {} outputs{on}",
@@ -158,7 +181,7 @@ fn run<T: Element>(args: &Args, device: &Device) -> hipconv::Result<bool> {
         let mut conv = Conv3d::<T>::new(device, s, options)?;
         let ran = conv.options().algorithm;
         println!("\n== {algorithm}{}", if algorithm == ran { String::new() } else { format!(" -> {ran}") });
-        println!("launch: {}", launch_configuration(&s, ran, args.layout, device.is_gpu()));
+        println!("launch: {}", launch_configuration(&s, ran, args.layout, device));
         let mut y = device.upload(&stream, &vec![T::from_f32(f32::NAN); s.y_len()])?;
         // The f64 reference runs on one host thread: past REFERENCE_MAX_MACS it would take minutes.
         let macs = s.y_len() as f64 * s.taps() as f64;

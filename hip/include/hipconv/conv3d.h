@@ -80,8 +80,10 @@ HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_naive, hipconv_conv3d_params)
  * (coalesced), and the channels' taps; any geometry, groups and strides. Few taps per
  * output (cin_g*kernel volume <= 128, cout_g <= 16) take a direct path instead: a thread per
  * two output rows and 8 channels, inputs read from global memory, only the taps staged (with
- * 3x3 taps on h and w, at most 9 (ci, kd) slabs and NCDHW x, every input of a thread loaded
- * at once: hip/conv3d/direct_slabs.hip). */
+ * 3x3 taps on h and w, at most 9 (ci, kd) slabs and no initial frames: in NCDHW every input
+ * of a thread loaded at once, hip/conv3d/direct_slabs.hip; in other layouts, and on sm_90
+ * and newer in any layout where the grid is one wave (the seed's shape), a block's strip of
+ * x staged in shared memory, hip/conv3d/direct_staged.hip). */
 HIPCONV_DECLARE_PER_DTYPE(hipconv_conv3d_tiled, hipconv_conv3d_params)
 
 /* Depthwise (hip/conv3d/depthwise.hip): groups == cin == cout (cin_g = cout_g = 1); a
