@@ -161,7 +161,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kPositionThreads *kHalves, 2) conv3d_direc
     // over the threads (the barrier waits for the slowest warp's loads). Slab s is (ci, kd) =
     // (s / kernel[0], s % kernel[0]), the division as a multiply by the host's 16-bit
     // reciprocal (exact for s < 9): per-slab offsets read at a runtime index would put the
-    // argument block in scratch memory on AMD. Taps of no output channel read w[0] as zero.
+    // argument block in scratch memory on AMD. Words past the slabs or the group's output
+    // channels load nothing (zero).
     const T *tap_at[kTapLoads];
     uint32_t tap_live = 0;  // bit k
 #pragma unroll
