@@ -382,8 +382,8 @@ fn each_forward_reads_the_output_of_the_forward_before_it() {
             let stream = device.stream().unwrap();
             let mut conv = Conv3d::<f32>::new(&device, s, options).unwrap();
             let x: Vec<f32> = random(&mut rng, s.x_len());
-            let weights: Vec<Vec<f32>> = (0..4).map(|_| random::<f32>(&mut rng, s.w_len())).collect();
-            let weights: Vec<Vec<f32>> = weights.into_iter().map(|w| w.iter().map(|v| v * 0.2).collect()).collect();
+            let weights: Vec<Vec<f32>> =
+                (0..4).map(|_| random::<f32>(&mut rng, s.w_len()).into_iter().map(|v| v * 0.2).collect()).collect();
             let w_device: Vec<_> = weights.iter().map(|w| upload(&device, &stream, w)).collect();
             let mut steps = vec![upload(&device, &stream, &x)];
             for w in &w_device {
