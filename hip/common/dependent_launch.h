@@ -11,10 +11,10 @@
  *                              writes, and once more in every thread before it exits, so
  *                              the follower never ends before the primary.
  *
- * Elsewhere (AMD, older NVIDIA devices, or a primary that never calls
- * allow_dependent_launch) the follower is an ordinary launch, or starts only when the
- * primary has ended, and both device calls do nothing. Correct either way; only the
- * overlap differs.
+ * Elsewhere (AMD, older NVIDIA devices, a build whose kernels the device runs from code
+ * older than compute_90, or a primary that never calls allow_dependent_launch) the
+ * follower is an ordinary launch, or starts only when the primary has ended, and both
+ * device calls do nothing. Correct either way; only the overlap differs.
  *
  * Chained launches: the same mechanism between whole kernels that read what the kernel
  * before them wrote. A kernel launched by launch_chained() calls begin_chained_kernel()
@@ -80,7 +80,18 @@ template <typename P> __device__ inline uint32_t fold_address(const P *address) 
     return (uint32_t)bits ^ (uint32_t)(bits >> 32);
 }
 
-// Whether the current device starts followers early (compute capability 9.0 or newer).
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// Compiled like every kernel of the build: device_launches_dependents_early() asks which
+// code of it the device runs.
+template <int kUnused = 0> __global__ void dependent_launch_probe() {}
+#endif
+
+// Whether the current device starts followers early (compute capability 9.0 or newer) and
+// runs this build's kernels from code that has the waits: compute_90 or newer. A build
+// without sm_90 code (HIPCONV_CUDA_ARCHS=80) runs on such a device from compute_80 PTX,
+// where wait_for_primary() and allow_dependent_launch() compile to nothing, so its
+// launches stay ordinary there: a follower without its wait could read before the kernel
+// before it (this library's or another's) has written.
 inline bool device_launches_dependents_early() {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     static std::atomic<int64_t> cache[kMaxCachedDevices];  // 1: yes, 2: no
@@ -89,9 +100,11 @@ inline bool device_launches_dependents_early() {
         cache,
         [](int device, int64_t *yes) {
             int major = 0;
-            const hipError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-            *yes = e == cudaSuccess && major >= 9 ? 1 : 2;
-            return e;
+            cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+            cudaFuncAttributes probe{};
+            if (e == cudaSuccess && major >= 9) e = cudaFuncGetAttributes(&probe, dependent_launch_probe<>);
+            *yes = e == cudaSuccess && major >= 9 && probe.ptxVersion >= 90 ? 1 : 2;
+            return (hipError_t)e;
         },
         &answer);
     return err == hipSuccess && answer == 1;
