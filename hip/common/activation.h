@@ -5,7 +5,8 @@
  * where the IEEE expf and division would cost more issue slots than the memory traffic
  * leaves.
  *
- * Streaming kernels take the activation as a template argument (`activate<kSilu>`, with
+ * Streaming kernels take the activation as a template argument (`activate<kSilu>`, or
+ * `activate_to<kSilu, T>` for the cheaper 16-bit form below, with
  * `with_silu` choosing the instantiation at launch). With a runtime flag, nvcc wraps every
  * element's SiLU chain (scale, MUFU.EX2, add, MUFU.RCP, multiply) in its own branch, so
  * the chains of neighbouring elements cannot overlap and each costs its full latency.
@@ -38,6 +39,30 @@ __device__ inline float activate_fast(float v, bool silu) { return silu ? silu_f
 template <bool kSilu> __device__ inline float activate(float v) {
     if constexpr (kSilu) return silu_fast(v);
     else return v;
+}
+
+// SiLU(v) = h + h·tanh(h), h = v/2, with the hardware's tanh (tanh.approx.f32, sm_75 and
+// newer: one MUFU and three instructions against two MUFUs and five). Its error (about
+// 2^-11 of tanh, relative) lies below the rounding of a 16-bit output, so only outputs
+// stored in 16 bits use it (activate_to); elsewhere, and on AMD, it is silu_fast.
+__device__ inline float silu_tanh(float v) {
+#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    const float h = 0.5f * v;
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+    return fmaf(h, t, h);
+#else
+    return silu_fast(v);
+#endif
+}
+
+// The activation of an output stored as T: the tanh form where T has 16 bits (measured on
+// an H200: the channel-first forward's 16-bit SiLU rows 4-6% faster, their errors against
+// the f64 reference unchanged), silu_fast for f32.
+template <bool kSilu, typename T> __device__ inline float activate_to(float v) {
+    if constexpr (!kSilu) return v;
+    else if constexpr (sizeof(T) == 2) return silu_tanh(v);
+    else return silu_fast(v);
 }
 
 // launch(std::true_type{}) with SiLU, launch(std::false_type{}) without: the kernel's

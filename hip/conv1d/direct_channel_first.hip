@@ -25,11 +25,21 @@
  *   are the tail of the previous lane's vector (one register exchange per 32-bit word);
  *   lane 0 takes the last lane's previous vector, and for v = 0 loads it from memory.
  *
+ * In large problems (V > 1) each lane loads the taps and bias of the row its first vector
+ * lies in before its x (LaneRow, kept as raw bits so that nothing waits on them until the
+ * products): loaded at their first use instead, after x had arrived, they added a round
+ * trip of their own to every wave (ncu, H200: 17% of the f32 kernel's stall samples; 10%
+ * of its time with SiLU). Small problems (V = 1) issue x first and load each vector's taps
+ * at their use (kLaneRowFirst).
+ *
  * Per vector: if it lies inside one row (t + E <= seqlen), E outputs come from E + width - 1
  * inputs and the row's taps, with the history zeroed where it precedes the row's start
  * (so rows that are a whole number of vectors never leave this path); a vector with a row
  * boundary inside takes a per-element path in which each element finds its own row and
  * time and skips taps before its row's start.
+ *
+ * SiLU rounds to 16 bits through activate_to (activation.h: the one-MUFU tanh form there,
+ * fewer issue slots where 16-bit outputs leave the kernel issue-bound).
  *
  * Launch: kThreads threads, one thread per V vectors (V = 1 for small problems, so that
  * more waves share one round of loads), grid = ceil(total / (kThreads·V·E)).
@@ -74,10 +84,42 @@ template <typename T, int kWidth, int V> struct SegmentLoads {
     }
 };
 
+// Large problems (V > 1 vectors a lane) load the lane's row first. Small ones (V = 1: one
+// round of loads, where the time is the latency from the launch to the first load) issue
+// x first and load each vector's taps at their use: with the row first, the seed shape
+// (1,64,2048,4) went 1.49 -> 1.74 us f16 and 1.59 -> 1.87 us f32 (H200, the kit's bench).
+template <int V> constexpr bool kLaneRowFirst = V > 1;
+
+// The row (b·dim + c) and time of this lane's first vector, and that row's taps and bias,
+// loaded before the segment's x (the vectors of a lane mostly share its first vector's row).
+template <typename T, int kWidth> struct LaneRow {
+    int time;
+    int channel;
+    // Raw bits, one element a 32-bit register: merging a 16-bit element into a shared
+    // register (or selecting a zero bias) would wait for the load before x is issued.
+    uint32_t taps[kWidth];
+    uint32_t bias;
+
+    __device__ void issue(const hipconv_conv1d_params &p, int64_t f) {
+        using Bits = element_bits_t<T>;
+        const QuotientRemainder by_row = divide(f, p.seqlen);
+        time = (int)by_row.remainder;
+        channel = (int)divide(by_row.quotient, p.dim).remainder;
+        const Bits *w = static_cast<const Bits *>(p.w) + (int64_t)channel * kWidth;
+#pragma unroll
+        for (int k = 0; k < kWidth; ++k) taps[k] = w[k];
+        bias = 0;  // +0 in every dtype
+        if (p.bias != nullptr) bias = static_cast<const Bits *>(p.bias)[channel];
+    }
+    __device__ float tap(int k) const { return bits_to_float(T(), taps[k], 0); }
+    __device__ float bias_value() const { return bits_to_float(T(), bias, 0); }
+};
+
 // y for one wave's segment from its loads. Every lane of the wave calls it (exchanges).
 template <typename T, int kWidth, int V, bool kSilu>
 __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t total, int64_t first,
-                                        const SegmentLoads<T, kWidth, V> &in, int lane) {
+                                        const SegmentLoads<T, kWidth, V> &in, const LaneRow<T, kWidth> &row,
+                                        int lane) {
     constexpr int E = Vec16<T>::kCount;
     constexpr int W = HIPCONV_WAVE_SIZE;
     constexpr int kHistory = kWidth - 1;
@@ -89,10 +131,17 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
     const T *bias = static_cast<const T *>(p.bias);
     T *y = static_cast<T *>(p.y);
 
-    // Where the segment starts: row (b·dim + c) and time.
-    const QuotientRemainder by_row = divide(first, p.seqlen);
-    const int64_t time_of_first = by_row.remainder;
-    const int channel_of_first = (int)divide(by_row.quotient, p.dim).remainder;
+    // Where this lane's first vector lies: its row's (V > 1), or from the segment's start.
+    int64_t time_of_lane;
+    int channel_of_lane;
+    if constexpr (kLaneRowFirst<V>) {
+        time_of_lane = row.time;
+        channel_of_lane = row.channel;
+    } else {
+        const QuotientRemainder by_row = divide(first, p.seqlen);
+        time_of_lane = by_row.remainder + (int64_t)lane * E;
+        channel_of_lane = (int)divide(by_row.quotient, p.dim).remainder;
+    }
 
     uint32_t from_left[V][4];  // word q of the previous lane's vector v (lane 0: the last lane's)
 #pragma unroll
@@ -122,8 +171,8 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
         for (int j = 0; j < E; ++j) window[kHistory + j] = unpack<T>(in.raw[v], j);
 
         // This vector's first element: row advance and time t.
-        int64_t t_wide = time_of_first + offset;
-        int c = channel_of_first;
+        int64_t t_wide = time_of_lane + (int64_t)v * W * E;
+        int c = channel_of_lane;
         if (t_wide >= p.seqlen) {
             const QuotientRemainder rows_on = divide(t_wide, p.seqlen);
             t_wide = rows_on.remainder;
@@ -140,17 +189,25 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
                 for (int k = 0; k < kHistory; ++k)
                     if (k < kHistory - t) window[k] = 0.f;
             }
-            // The row's taps (the lanes of a wave mostly share a row: one broadcast load).
+            // The row's taps: the lane's, loaded before x, unless this vector starts a later
+            // row (rows shorter than a segment), whose taps are loaded here.
             float taps[kWidth];
+            float bias_c;
+            if (kLaneRowFirst<V> && c == row.channel) {
 #pragma unroll
-            for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[(int64_t)c * kWidth + k]);
-            const float bias_c = bias != nullptr ? to_float(bias[c]) : 0.f;
+                for (int k = 0; k < kWidth; ++k) taps[k] = row.tap(k);
+                bias_c = row.bias_value();
+            } else {
+#pragma unroll
+                for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[(int64_t)c * kWidth + k]);
+                bias_c = bias != nullptr ? to_float(bias[c]) : 0.f;
+            }
 #pragma unroll
             for (int j = 0; j < E; ++j) {
                 float acc = bias_c;
 #pragma unroll
                 for (int k = 0; k < kWidth; ++k) acc += taps[k] * window[j + k];
-                out[j] = activate<kSilu>(acc);
+                out[j] = activate_to<kSilu, T>(acc);
             }
         } else {
             // A row boundary in or just before the vector: element by element.
@@ -162,7 +219,7 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 #pragma unroll
                 for (int k = 0; k < kWidth; ++k)
                     if (tj >= kHistory - k) acc += to_float(w[(int64_t)cj * kWidth + k]) * window[j + k];
-                out[j] = activate<kSilu>(acc);
+                out[j] = activate_to<kSilu, T>(acc);
                 if (++tj == p.seqlen) {
                     tj = 0;
                     cj = cj + 1 == p.dim ? 0 : cj + 1;
@@ -176,18 +233,21 @@ __device__ inline void convolve_segment(const hipconv_conv1d_params &p, int64_t 
 // One wave per segment of V·W·E flat elements: all of a lane's loads are issued before
 // any is used. (Measured on an H200: a persistent grid whose waves prefetch their next
 // segment was no faster at (4,5120,4096,4) f16 and 3-7% slower at (8,4096,2048,4) f32 and
-// with SiLU; docs/PERFORMANCE.md.)
+// with SiLU; docs/PERFORMANCE.md.) At most 64 registers (4 blocks an SM on NVIDIA): the
+// lane's row took the widths' no-SiLU forms to 67-70, 3 blocks, 2-4% slower (H200).
 template <typename T, int kWidth, int V, bool kSilu>
-__global__ void __launch_bounds__(kThreads, 2) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, 4) conv1d_direct_channel_first_kernel(hipconv_conv1d_params p,
                                                                                   int64_t total) {
     begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
     constexpr int64_t kSegment = (int64_t)V * HIPCONV_WAVE_SIZE * Vec16<T>::kCount;
     const int lane = wave_lane();
     const int64_t segment = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / HIPCONV_WAVE_SIZE;
     if (segment * kSegment >= total) return;  // whole waves only: the exchanges need every lane
+    LaneRow<T, kWidth> row;
+    if constexpr (kLaneRowFirst<V>) row.issue(p, segment * kSegment + (int64_t)lane * Vec16<T>::kCount);
     SegmentLoads<T, kWidth, V> loads;
     loads.issue(static_cast<const T *>(p.x), segment * kSegment, total, lane);
-    convolve_segment<T, kWidth, V, kSilu>(p, total, segment * kSegment, loads, lane);
+    convolve_segment<T, kWidth, V, kSilu>(p, total, segment * kSegment, loads, row, lane);
 }
 
 template <typename T, int kWidth, int V> hipconv_status_t launch_v(const hipconv_conv1d_params &p, hipStream_t stream) {

@@ -28,7 +28,8 @@
  * one-round kernel of small problems those scattered tap loads were what set the time:
  * with every lane reading the same taps the seed shape ran 0.1-0.15 us faster (H100), and
  * the word kernel runs as fast as that.
- * SiLU is a template argument (activation.h): with a runtime flag every output's SiLU
+ * SiLU is a template argument (activation.h; activate_to: 16-bit outputs take the
+ * one-MUFU tanh form): with a runtime flag every output's SiLU
  * chain sat in its own branch, and 16-bit bias+SiLU rows ran at 78-81% of copy instead of
  * 94-96% (H100, docs/PERFORMANCE.md).
  *
@@ -166,7 +167,7 @@ __device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int 
             float acc = bias != nullptr ? biases.get(i) : 0.f;
 #pragma unroll
             for (int k = 0; k < kWidth; ++k) acc += taps.get(i * kWidth + k) * rows[j + k].get(i);
-            out[i] = activate<kSilu>(acc);
+            out[i] = activate_to<kSilu, T>(acc);
         }
         store_pack<T, kVec>(y + j * p.y_seq_stride, out);
     }

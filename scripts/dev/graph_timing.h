@@ -1,5 +1,6 @@
-// Shared by the conv3d dev benches (conv3d_seed_bench.cu, depthwise_bench.cu): a checked CUDA
-// call, and the bench's timing of one forward: a graph of `sets` forwards (forward(s) enqueues
+// Shared by the dev benches (conv3d_seed_bench.cu, depthwise_bench.cu, forward_bench.cu,
+// rows_bench.cu, ...): a checked CUDA call, the copy bandwidth their "% of copy" divides by,
+// and the bench's timing of one forward: a graph of `sets` forwards (forward(s) enqueues
 // the one over rotating set s), 3 warm-up replays, the median of `replays` timed with device
 // events, divided by `sets`.
 #pragma once
@@ -48,4 +49,31 @@ template <typename Forward> double graph_median_us(cudaStream_t stream, int sets
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
     return t[t.size() / 2] * 1e3 / sets;
+}
+
+// GB/s of a 1 GiB device-to-device copy (bytes read + written over the median of 7 copies).
+inline double device_copy_gbps() {
+    const size_t bytes = 1ull << 30;
+    void *src, *dst;
+    CK(cudaMalloc(&src, bytes));
+    CK(cudaMalloc(&dst, bytes));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> t;
+    for (int i = 0; i < 7; ++i) {
+        CK(cudaEventRecord(e0));
+        CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(src));
+    CK(cudaFree(dst));
+    return 2.0 * bytes / (t[t.size() / 2] * 1e-3) / 1e9;
 }

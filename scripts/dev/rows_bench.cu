@@ -28,7 +28,7 @@
 #include <cuda_fp16.h>
 
 #include "direct_paths.h"
-#include "graph_timing.h"  // CK
+#include "graph_timing.h"  // CK, device_copy_gbps
 using namespace hipconv;
 
 template <typename T> float h2f(T v);
@@ -212,28 +212,8 @@ int main(int argc, char **argv) {
                     printf("BAD (%d,%d,%d) pitch+%d W=%d silu=%d: %g %g\n", s[0], s[1], s[2], s[3], Wd, silu, e0, e1);
             }
     printf("worst rel err f16 %.3g bf16 %.3g\n", worst[0], worst[1]);
-    const size_t cb = 1ull << 30;
-    void *c0, *c1;
-    CK(cudaMalloc(&c0, cb));
-    CK(cudaMalloc(&c1, cb));
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<float> ts;
-    for (int i = 0; i < 7; ++i) {
-        CK(cudaEventRecord(a));
-        CK(cudaMemcpyAsync(c1, c0, cb, cudaMemcpyDeviceToDevice));
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        ts.push_back(ms);
-    }
-    std::sort(ts.begin(), ts.end());
-    const double gbps = 2.0 * cb / (ts[3] * 1e-3) / 1e9;
+    const double gbps = device_copy_gbps();
     printf("copy %.0f GB/s\n", gbps);
-    cudaFree(c0);
-    cudaFree(c1);
     for (int Wd : {9, 12, 16, 24, 32, 48, 64}) {
         bench<__half>("f16", Wd, false, gbps);
         bench<__nv_bfloat16>("bf16", Wd, false, gbps);
