@@ -9,7 +9,8 @@
 //          1e-3 f16, 1e-2 bf16; y NaN-poisoned);
 //   bench: (8,4096,2048,4) and (4,5120,4096,4), each dtype and layout, with and without
 //          bias + SiLU, graph-replayed over 3 rotating sets (past the 50 MB L2), median of
-//          15 replays, inputs pseudo-random in [-1, 1), % of a 1 GiB device-to-device copy timed in the same process.
+//          15 replays, inputs pseudo-random in [-1, 1), as % of a 1 GiB device-to-device
+//          copy timed in the same process.
 //   profile L D S: one launch (after a warm-up) of layout L (cf|cl), dtype D (f16|bf16|f32),
 //          SiLU S (0|1) at (8,4096,2048,4), for ncu --launch-skip 1 --launch-count 1.
 // `CASES=bench` or `CASES=check` runs only that part. The library's bench (examples/bench)
@@ -20,10 +21,10 @@
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //     -I$TREE/include -I$TREE/common -I$TREE/conv1d -Iscripts/dev scripts/dev/forward_bench.cu \
 //     direct_channel_first.o direct_channel_last.o -o forward_bench
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 

@@ -22,21 +22,15 @@
     } while (0)
 
 // Microseconds per forward.
-template <typename Forward> double graph_median_us(cudaStream_t stream, int sets, int replays, const Forward &forward) {
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int s = 0; s < sets; ++s) forward(s);
-    CK(cudaStreamEndCapture(stream, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
+// The median, in ms, of `reps` timings of enqueue() between two device events on `stream`.
+template <typename Enqueue> double event_median_ms(cudaStream_t stream, int reps, const Enqueue &enqueue) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
     std::vector<float> t;
-    for (int i = 0; i < replays; ++i) {
+    for (int i = 0; i < reps; ++i) {
         CK(cudaEventRecord(e0, stream));
-        CK(cudaGraphLaunch(exec, stream));
+        enqueue();
         CK(cudaEventRecord(e1, stream));
         CK(cudaEventSynchronize(e1));
         float ms;
@@ -46,9 +40,21 @@ template <typename Forward> double graph_median_us(cudaStream_t stream, int sets
     std::sort(t.begin(), t.end());
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
+    return t[t.size() / 2];
+}
+
+template <typename Forward> double graph_median_us(cudaStream_t stream, int sets, int replays, const Forward &forward) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    for (int s = 0; s < sets; ++s) forward(s);
+    CK(cudaStreamEndCapture(stream, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
+    const double ms = event_median_ms(stream, replays, [&] { CK(cudaGraphLaunch(exec, stream)); });
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
-    return t[t.size() / 2] * 1e3 / sets;
+    return ms * 1e3 / sets;
 }
 
 // GB/s of a 1 GiB device-to-device copy (bytes read + written over the median of 7 copies).
@@ -57,23 +63,8 @@ inline double device_copy_gbps() {
     void *src, *dst;
     CK(cudaMalloc(&src, bytes));
     CK(cudaMalloc(&dst, bytes));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int i = 0; i < 7; ++i) {
-        CK(cudaEventRecord(e0));
-        CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    const double ms = event_median_ms(0, 7, [&] { CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
     CK(cudaFree(src));
     CK(cudaFree(dst));
-    return 2.0 * bytes / (t[t.size() / 2] * 1e-3) / 1e9;
+    return 2.0 * bytes / (ms * 1e-3) / 1e9;
 }
