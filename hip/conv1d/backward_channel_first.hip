@@ -19,9 +19,12 @@
  * the wave; across waves, and for the tile's last thread from the tile after it (done in
  * the previous step), through shared memory (one barrier per tile, heads double-buffered
  * by step parity). Where a run starts inside a row, the last thread recomputes the next
- * tile's head. The left lane's tail of x comes by exchange too; lane 0 loads its own (the
- * row's first lane takes the initial states, or zeros). Rows whose start is not 16-byte
- * aligned (seqlen not a multiple of E) and the row's last vector use element loads.
+ * tile's head. The left lane's tail of x comes by exchange too; lane 0 loads the words of
+ * it that hold the history (the row's first lane takes the initial states, or zeros).
+ * Rows whose start is not 16-byte aligned (seqlen not a multiple of E) and the row's last
+ * vector use element loads. Times within a row are 32-bit (seqlen < 2^31 - 2·tile; longer
+ * rows take the generic path), and the walk steps its position by additions.
+ * 16-bit outputs with SiLU take its derivative from tanh (Derivative, below).
  * Taps, bias and the dweight/dbias sums stay in registers over the run; at its end the
  * block sums them (wave butterflies, then the waves in order) into dweight and dbias
  * where pieces = 1, else into partials[piece, c] for the reduction.
@@ -45,8 +48,9 @@ template <typename T> struct Tiling {
     static constexpr int kVectors = 1;
     static constexpr int kN = kE * kVectors;  // times per thread
     static constexpr int64_t kTile = (int64_t)kThreads * kN;
-    // Resident blocks asked of ptxas: 64 registers.
-    static constexpr int kBlocksPerSm = 8;
+    // Resident blocks asked of ptxas: 56 registers for f32 (9 blocks: 1% faster than 8 on
+    // an H200; 10 spill), 64 for 16-bit types (whose units hold twice the times).
+    static constexpr int kBlocksPerSm = sizeof(T) == 4 ? 9 : 8;
 };
 
 template <typename T> __host__ __device__ int64_t tiles_per_row(int64_t seqlen) {
@@ -55,8 +59,7 @@ template <typename T> __host__ __device__ int64_t tiles_per_row(int64_t seqlen) 
 
 // E elements of a row from time t (zero at and past seqlen): one 16-byte load where the
 // row is aligned and they all lie inside it.
-template <typename T>
-__device__ inline uint4 load_times(const T *row, int64_t t, int64_t seqlen, bool aligned) {
+template <typename T> __device__ inline uint4 load_times(const T *row, int t, int seqlen, bool aligned) {
     constexpr int E = Vec16<T>::kCount;
     if (aligned && t + E <= seqlen) return *reinterpret_cast<const uint4 *>(row + t);
     float v[E];
@@ -65,11 +68,10 @@ __device__ inline uint4 load_times(const T *row, int64_t t, int64_t seqlen, bool
     return pack<T>(v);  // exact: T -> fp32 -> T
 }
 
-template <typename T>
-__device__ inline void store_times(T *row, int64_t t, int64_t seqlen, bool aligned, const float *v) {
+template <typename T> __device__ inline void store_times(T *row, int t, int seqlen, bool aligned, const float *v) {
     constexpr int E = Vec16<T>::kCount;
     if (aligned && t + E <= seqlen) {
-        *reinterpret_cast<uint4 *>(row + t) = pack<T>(v);
+        store_vector16(row + t, pack<T>(v));
         return;
     }
 #pragma unroll
@@ -77,14 +79,31 @@ __device__ inline void store_times(T *row, int64_t t, int64_t seqlen, bool align
         if (t + j < seqlen) row[t + j] = from_float<T>(v[j]);
 }
 
-// One unit's loads: this thread's x and dy vectors, and (lane 0 only) the vector of x
-// before them.
+// The last kWords words of the vector of x before time t0 (t0 > 0, a multiple of E), in
+// place in `left` (the other words zero): only the words that hold the history. Loading the
+// whole vector, ptxas reused the register of a word nothing reads at once, so every wave
+// waited for this load right after issuing it (half of the f32 kernel's stall samples, ncu
+// on an H200) and the unit's prefetch hid no latency. A vector not wholly inside the row
+// (unaligned rows, t0 past seqlen) takes load_times, zero past seqlen.
+template <typename T, int kWords>
+__device__ inline uint4 load_history(const T *row, int t0, int seqlen, bool aligned) {
+    constexpr int E = Vec16<T>::kCount;
+    if (!aligned || t0 > seqlen) return load_times(row, t0 - E, seqlen, aligned);
+    uint4 left = make_uint4(0, 0, 0, 0);
+    const uint32_t *words = reinterpret_cast<const uint32_t *>(row + t0 - E);
+#pragma unroll
+    for (int q = 4 - kWords; q < 4; ++q) (&left.x)[q] = words[q];
+    return left;
+}
+
+// One unit's loads: this thread's x and dy vectors, and (lane 0 only) the words of x before
+// them that hold its history.
 template <typename T, int kVectors> struct UnitLoads {
     uint4 x[kVectors], dy[kVectors], left;
 };
 
-template <typename T, int kVectors>
-__device__ inline UnitLoads<T, kVectors> load_unit(const T *x, const T *dy, int64_t t0, int64_t seqlen, bool aligned,
+template <typename T, int kVectors, int kHistoryWords>
+__device__ inline UnitLoads<T, kVectors> load_unit(const T *x, const T *dy, int t0, int seqlen, bool aligned,
                                                    bool first_lane) {
     constexpr int E = Vec16<T>::kCount;
     UnitLoads<T, kVectors> u;
@@ -93,9 +112,46 @@ __device__ inline UnitLoads<T, kVectors> load_unit(const T *x, const T *dy, int6
         u.x[v] = load_times(x, t0 + v * E, seqlen, aligned);
         u.dy[v] = load_times(dy, t0 + v * E, seqlen, aligned);
     }
-    u.left = first_lane && t0 > 0 ? load_times(x, t0 - E, seqlen, aligned) : make_uint4(0, 0, 0, 0);
+    u.left = kHistoryWords > 0 && first_lane && t0 > 0 ? load_history<T, kHistoryWords>(x, t0, seqlen, aligned)
+                                                       : make_uint4(0, 0, 0, 0);
     return u;
 }
+
+// The position of a unit in the walk: batch row b's tile, and this thread's first time in
+// it, kept as the walk steps back (additions, not products).
+struct WalkPosition {
+    int64_t row;  // b·dim + c
+    int tile;
+    int t0;  // tile·kTile + threadIdx.x·N
+};
+
+// dz = dy·act'(z). Where the output is 16-bit, SiLU' comes from tanh: with h = z/2 and
+// t = tanh(h), SiLU'(z) = (1 + t·(1 - h·t) + h) / 2. The kernel then computes h itself
+// (taps and bias halved, exactly) and carries dz2 = 2·dz: dx = Σ (w/2)·dz2, and the sums
+// are halved at the end. One MUFU and four instructions a time, against two and eight
+// (tanh.approx.f32, sm_75 and newer; its error, about 2^-11 of t, lies below a 16-bit
+// dx's rounding). Elsewhere, and on AMD, the exp/rcp form.
+template <typename T, bool kSilu> struct Derivative {
+#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    static constexpr bool kHalved = kSilu && sizeof(T) == 2;
+#else
+    static constexpr bool kHalved = false;
+#endif
+    static constexpr float kScale = kHalved ? 0.5f : 1.f;  // of taps, bias and (at the end) the sums
+
+    // dy times the derivative, given the pre-activation times kScale.
+    __device__ static float dz(float dy, float scaled_z) {
+        if constexpr (kHalved) {
+            float t = 0.f;
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+            asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(scaled_z));
+#endif
+            return dy * (fmaf(t, fmaf(-scaled_z, t, 1.f), 1.f) + scaled_z);
+        } else {
+            return dy * activation_derivative<kSilu>(scaled_z);
+        }
+    }
+};
 
 template <typename T, int kWidth, bool kSilu>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
@@ -109,8 +165,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kHistoryWords = (H * (int)sizeof(T) + 3) / 4;  // words of a vector holding H elements
     static_assert(H <= E, "the halo must fit in one neighbouring vector");
+    using D = Derivative<T, kSilu>;
     const hipconv_conv1d_params &cp = p.conv;
-    const int64_t seqlen = cp.seqlen;
+    const int seqlen = (int)cp.seqlen;  // < 2^31 - kTile (backward_channel_first_fits)
     const int64_t dim = cp.dim;
     const int64_t units = cp.batch * row_tiles;  // per channel
     const int64_t c = blockIdx.x / pieces;
@@ -125,39 +182,55 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     __shared__ float wave_sums[kWaves][kWidth + 1];
     int parity = 0;
 
-    // The walk's position: batch row b, tile; from unit end - 1 down to begin.
+    // The walk: from unit end - 1 down to begin, later tiles of a row first, then the
+    // previous batch row's last tile.
+    const T *x_base = static_cast<const T *>(cp.x);
+    const T *dy_base = static_cast<const T *>(p.dy);
+    const int last_tile = (int)row_tiles - 1;
+    const int thread_t = (int)threadIdx.x * N;
     const QuotientRemainder by_row = divide(end - 1, row_tiles);
-    int64_t b = by_row.quotient, tile = by_row.remainder;
-    auto row_of = [&](int64_t bb) { return bb * dim + c; };
-    auto aligned_row = [&](int64_t row) { return (row * seqlen) % E == 0; };
-    auto t0_of = [&](int64_t tt) { return tt * Tile::kTile + (int64_t)threadIdx.x * N; };
-    auto load_at = [&](int64_t bb, int64_t tt) {
-        const int64_t row = row_of(bb);
-        return load_unit<T, V>(static_cast<const T *>(cp.x) + row * seqlen, static_cast<const T *>(p.dy) + row * seqlen,
-                               t0_of(tt), seqlen, aligned_row(row), lane == 0);
+    WalkPosition at;
+    at.row = by_row.quotient * dim + c;
+    at.tile = (int)by_row.remainder;
+    at.t0 = at.tile * (int)Tile::kTile + thread_t;
+    auto step_back = [&](WalkPosition q) {
+        if (q.tile > 0) {
+            --q.tile;
+            q.t0 -= (int)Tile::kTile;
+        } else {
+            q.tile = last_tile;
+            q.t0 = last_tile * (int)Tile::kTile + thread_t;
+            q.row -= dim;
+        }
+        return q;
     };
-    UnitLoads<T, V> next = load_at(b, tile);
+    auto aligned_row = [&](int64_t offset) { return (offset & (E - 1)) == 0; };  // 16-byte row start
+    auto load_at = [&](const WalkPosition &q) {
+        const int64_t offset = q.row * cp.seqlen;
+        return load_unit<T, V, kHistoryWords>(x_base + offset, dy_base + offset, q.t0, seqlen, aligned_row(offset),
+                                              lane == 0);
+    };
+    UnitLoads<T, V> next = load_at(at);
     float taps[kWidth], sums[kWidth + 1];
     const T *w = static_cast<const T *>(cp.w) + c * kWidth;
 #pragma unroll
-    for (int k = 0; k < kWidth; ++k) taps[k] = to_float(w[k]);
-    const float bias_c = cp.bias != nullptr ? to_float(static_cast<const T *>(cp.bias)[c]) : 0.f;
+    for (int k = 0; k < kWidth; ++k) taps[k] = D::kScale * to_float(w[k]);
+    const float bias_c = cp.bias != nullptr ? D::kScale * to_float(static_cast<const T *>(cp.bias)[c]) : 0.f;
 #pragma unroll
     for (int k = 0; k <= kWidth; ++k) sums[k] = 0.f;
     float carried[kHeads];  // the last thread's copy of the later tile's head (wave 0's)
     bool have_carried = false;
 
     for (int64_t g = end - 1; g >= begin; --g) {
-        const int64_t row = row_of(b);
-        const int64_t t0 = t0_of(tile);
-        const bool aligned = aligned_row(row);
-        const T *x = static_cast<const T *>(cp.x) + row * seqlen;
-        const T *dy = static_cast<const T *>(p.dy) + row * seqlen;
+        const int64_t row = at.row;
+        const int64_t offset = row * cp.seqlen;
+        const int t0 = at.t0;
+        const bool aligned = aligned_row(offset);
+        const T *x = x_base + offset;
+        const T *dy = dy_base + offset;
         const UnitLoads<T, V> cur = next;
-        // The unit after this one in the walk: the tile before, or the previous row's last.
-        const int64_t next_tile = tile > 0 ? tile - 1 : row_tiles - 1;
-        const int64_t next_b = tile > 0 ? b : b - 1;
-        if (g > begin) next = load_at(next_b, next_tile);
+        const WalkPosition after = step_back(at);  // the unit after this one in the walk
+        if (g > begin) next = load_at(after);
 
         // x at times t0-H .. t0+N-1: the left lane's last words, then this thread's.
         uint4 left = cur.left;
@@ -187,7 +260,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
             float z = bias_c;
 #pragma unroll
             for (int k = 0; k < kWidth; ++k) z += taps[k] * xw[j + k];
-            dz[j] = unpack<T>(cur.dy[j / E], j % E) * activation_derivative<kSilu>(z);
+            dz[j] = D::dz(unpack<T>(cur.dy[j / E], j % E), z);
         }
 
         // dz at t0+N .. t0+N+H-1: the right thread's head.
@@ -207,7 +280,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
                 } else if (have_carried) {
 #pragma unroll
                     for (int m = 0; m < H; ++m) dz[N + m] = carried[m];
-                } else if (tile == row_tiles - 1) {  // past the row's end
+                } else if (at.tile == last_tile) {  // past the row's end
 #pragma unroll
                     for (int m = 0; m < H; ++m) dz[N + m] = 0.f;
                 } else {  // a run that starts inside a row: recompute the next tile's head
@@ -219,7 +292,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
 #pragma unroll
                         for (int k = 0; k < kWidth; ++k)
                             z += taps[k] * (N + m + k < N + H ? xw[N + m + k] : unpack<T>(x_after, m + k - H));
-                        dz[N + m] = unpack<T>(dy_after, m) * activation_derivative<kSilu>(z);
+                        dz[N + m] = D::dz(unpack<T>(dy_after, m), z);
                     }
                 }
                 if (last_thread) {
@@ -229,7 +302,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
             }
             parity ^= 1;
         }
-        have_carried = tile > 0;  // the next unit is this row's previous tile
+        have_carried = at.tile > 0;  // the next unit is this row's previous tile
 
         float dx[N];
 #pragma unroll
@@ -243,14 +316,14 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
             const T *dfinal = static_cast<const T *>(p.dfinal_states) + row * H;
 #pragma unroll
             for (int j = 0; j < N; ++j) {
-                const int64_t k = t0 + j - (seqlen - H);
+                const int k = t0 + j - (seqlen - H);
                 if (k >= 0 && t0 + j < seqlen) dx[j] += to_float(dfinal[k]);
             }
         }
 #pragma unroll
         for (int v = 0; v < V; ++v)
             if (t0 + v * E < seqlen)
-                store_times(static_cast<T *>(p.dx) + row * seqlen, t0 + v * E, seqlen, aligned, dx + v * E);
+                store_times(static_cast<T *>(p.dx) + offset, t0 + v * E, seqlen, aligned, dx + v * E);
 
         // This thread's share of dweight and dbias.
 #pragma unroll
@@ -260,14 +333,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
             sums[kWidth] += dz[j];
         }
 
-        tile = next_tile;
-        b = next_b;
+        at = after;
     }
 
     // This block's piece of the channel's sums: wave butterflies, then the waves in order;
     // the gradient itself where the block owns the whole channel.
 #pragma unroll
-    for (int k = 0; k <= kWidth; ++k) sums[k] = wave_sum(sums[k]);
+    for (int k = 0; k <= kWidth; ++k) sums[k] = wave_sum(D::kScale * sums[k]);
     if (lane == 0) {
 #pragma unroll
         for (int k = 0; k <= kWidth; ++k) wave_sums[wave][k] = sums[k];
@@ -329,6 +401,7 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
 template <typename T> bool backward_channel_first_fits(const hipconv_conv1d_backward_params &p) {
     const hipconv_conv1d_params &c = p.conv;
     return c.width <= kBackwardMaxFusedWidth && p.cu_seqlens == nullptr && c.x_seq_stride == 1 &&
+           c.seqlen <= INT32_MAX - 2 * Tiling<T>::kTile &&  // times within a row in 32 bits
            c.x_dim_stride == c.seqlen && c.x_batch_stride == (int64_t)c.dim * c.seqlen && aligned16(c.x) &&
            aligned16(p.dy) && aligned16(p.dx);
 }

@@ -8,7 +8,8 @@
 // listed in main), prints the relative
 // norm errors of dx, dweight, dbias and dinitial_states, and for each timed shape the FNV
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
-// the same arithmetic).
+// the same arithmetic). `profile cf|cl f16|bf16|f32 B D L` instead launches one shape twice
+// without a graph, for ncu (--launch-skip 1 --launch-count 1).
 // Build here (the backward's sources, each its own object), run on the GPU:
 //   for f in backward backward_channel_first backward_channel_last backward_channel_last_tiled \
 //            backward_generic; do nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA \
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -220,10 +222,27 @@ template <typename Dt> void timed(int B, int D, int L, bool states, cudaStream_t
     }
 }
 
-// Arguments: none, the channel-last cases; "cf", the channel-first model shapes instead.
+// Two plain launches of one shape (no graph), for a profiler: ncu --launch-skip 1 --launch-count 1.
+template <typename Dt> void profile(int B, int D, int L, bool last, cudaStream_t stream) {
+    Problem<Dt> pr(B, D, L, 4, 1, false, last);
+    for (int rep = 0; rep < 2; ++rep) pr.run(0, stream);
+    CK(cudaStreamSynchronize(stream));
+    printf("profiled %s (%d,%d,%d,4) %s silu\n", Dt::kName, B, D, L, last ? "cl" : "cf");
+}
+
+// Arguments: none, the channel-last cases; "cf", the channel-first model shapes instead;
+// "profile cf|cl f16|bf16|f32 B D L", two plain launches of one shape.
 int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
+    if (argc == 7 && strcmp(argv[1], "profile") == 0) {
+        const bool last = strcmp(argv[2], "cl") == 0;
+        const int B = atoi(argv[4]), D = atoi(argv[5]), L = atoi(argv[6]);
+        if (strcmp(argv[3], "f16") == 0) profile<F16>(B, D, L, last, stream);
+        else if (strcmp(argv[3], "bf16") == 0) profile<BF16>(B, D, L, last, stream);
+        else profile<F32>(B, D, L, last, stream);
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "cf") == 0) {
         // Channel-first checks: channels split into pieces with partials (dims 136 and 40;
         // rows of several tiles, a partial last one), and whole-channel walks over rows of
