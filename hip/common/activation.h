@@ -41,19 +41,35 @@ template <bool kSilu> __device__ inline float activate(float v) {
     else return v;
 }
 
-// SiLU(v) = h + h·tanh(h), h = v/2, with the hardware's tanh (tanh.approx.f32, sm_75 and
-// newer: one MUFU and three instructions against two MUFUs and five). Its error (about
-// 2^-11 of tanh, relative) lies below the rounding of a 16-bit output, so only outputs
-// stored in 16 bits use it (activate_to); elsewhere, and on AMD, it is silu_fast.
-__device__ inline float silu_tanh(float v) {
+// The hardware's tanh (tanh.approx.f32: NVIDIA sm_75 and newer, one MUFU; its error about
+// 2^-11 of tanh, relative, below the rounding of a 16-bit value). Where kHasTanhApprox is
+// false tanh_approx is the library's tanhf; callers keep their exp form there instead.
 #if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-    const float h = 0.5f * v;
-    float t;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
-    return fmaf(h, t, h);
+constexpr bool kHasTanhApprox = true;
 #else
-    return silu_fast(v);
+constexpr bool kHasTanhApprox = false;
 #endif
+
+__device__ inline float tanh_approx(float v) {
+#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(v));
+    return t;
+#else
+    return tanhf(v);
+#endif
+}
+
+// SiLU(v) = h + h·tanh(h), h = v/2, with tanh_approx: one MUFU and three instructions
+// against two MUFUs and five. Only outputs stored in 16 bits use it (activate_to);
+// elsewhere, and where there is no tanh_approx (AMD), it is silu_fast.
+__device__ inline float silu_tanh(float v) {
+    if constexpr (kHasTanhApprox) {
+        const float h = 0.5f * v;
+        return fmaf(h, tanh_approx(h), h);
+    } else {
+        return silu_fast(v);
+    }
 }
 
 // The activation of an output stored as T: the tanh form where T has 16 bits (measured on

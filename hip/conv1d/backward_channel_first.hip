@@ -119,6 +119,8 @@ __device__ inline UnitLoads<T, kVectors> load_unit(const T *x, const T *dy, int 
 
 // The position of a unit in the walk: batch row b's tile, and this thread's first time in
 // it, kept as the walk steps back (additions, not products).
+// (The row's offset, row·seqlen, is recomputed where used: kept here it cost the 16-bit
+// kernels 48 bytes of spills.)
 struct WalkPosition {
     int64_t row;  // b·dim + c
     int tile;
@@ -129,23 +131,16 @@ struct WalkPosition {
 // t = tanh(h), SiLU'(z) = (1 + t·(1 - h·t) + h) / 2. The kernel then computes h itself
 // (taps and bias halved, exactly) and carries dz2 = 2·dz: dx = Σ (w/2)·dz2, and the sums
 // are halved at the end. One MUFU and four instructions a time, against two and eight
-// (tanh.approx.f32, sm_75 and newer; its error, about 2^-11 of t, lies below a 16-bit
-// dx's rounding). Elsewhere, and on AMD, the exp/rcp form.
+// (tanh_approx, hip/common/activation.h; its error lies below a 16-bit dx's rounding).
+// Where there is no tanh_approx (AMD), the exp/rcp form.
 template <typename T, bool kSilu> struct Derivative {
-#if defined(HIPCONV_PLATFORM_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
-    static constexpr bool kHalved = kSilu && sizeof(T) == 2;
-#else
-    static constexpr bool kHalved = false;
-#endif
+    static constexpr bool kHalved = kSilu && sizeof(T) == 2 && kHasTanhApprox;
     static constexpr float kScale = kHalved ? 0.5f : 1.f;  // of taps, bias and (at the end) the sums
 
     // dy times the derivative, given the pre-activation times kScale.
     __device__ static float dz(float dy, float scaled_z) {
         if constexpr (kHalved) {
-            float t = 0.f;
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-            asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(scaled_z));
-#endif
+            const float t = tanh_approx(scaled_z);
             return dy * (fmaf(t, fmaf(-scaled_z, t, 1.f), 1.f) + scaled_z);
         } else {
             return dy * activation_derivative<kSilu>(scaled_z);
