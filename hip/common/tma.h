@@ -11,8 +11,8 @@
  *           [n][d][h][w][c] of 16-bit elements: a box is 64 channels of `pixels` output
  *           positions in a row, one filter tap at a time (Im2colGeometry below).
  *   device  mbarriers (init, arrive with an expected byte count, wait on a phase parity);
- *           load_tile: one box from global memory into shared memory, its bytes counted on
- *           an mbarrier; load_im2col: the same for an im2col box; load_tile5 /
+ *           load_tile / load_tile3: one box of a 2-D / 3-D map from global memory into
+ *           shared memory, its bytes counted on an mbarrier (store_tile3: a box out); load_im2col: the same for an im2col box; load_tile5 /
  *           store_tile5: a box of a 5-D tile map in and out (the stores as bulk groups,
  *           waited for with wait_stores_read / wait_stores, their sources fenced with
  *           fence_shared_for_async).
@@ -175,6 +175,17 @@ __device__ inline void load_tile(void *dst, const CUtensorMap *map, int col, int
 #endif
 }
 
+// Box (c, t, b) of the 3-D tile map `map` into `dst`, counted as bytes on the mbarrier at
+// `bar` (hip/conv1d/backward_channel_last_tiled.hip: channels, times, batch rows).
+__device__ inline void load_tile3(void *dst, const CUtensorMap *map, int c, int t, int b, uint64_t *bar) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(shared_address(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(t), "r"(b), "r"(shared_address(bar))
+                 : "memory");
+#endif
+}
+
 // The im2col box of `map` whose first position's window starts at (c, w, h, d, n), at the
 // filter tap (offset_w, offset_h, offset_d) (input elements, dilation included), into `dst`,
 // counted as bytes on the mbarrier at `bar`.
@@ -209,6 +220,17 @@ __device__ inline void store_tile5(const CUtensorMap *map, int c, int w, int h, 
     asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];\n"
                  "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
                  "r"(c), "r"(w), "r"(h), "r"(d), "r"(n), "r"(src)
+                 : "memory");
+#endif
+}
+
+// Shared memory at `src` to box (c, t, b) of the 3-D tile map `map` (clipped at the
+// tensor's edges), committed as one bulk group of this thread; as store_tile5.
+__device__ inline void store_tile3(const CUtensorMap *map, int c, int t, int b, const void *src) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+                 "r"(c), "r"(t), "r"(b), "r"(shared_address(src))
                  : "memory");
 #endif
 }

@@ -42,6 +42,28 @@ template <bool kSilu> __device__ inline float activation_derivative(float z) {
     }
 }
 
+// dz = dy·act'(z) as the fused kernels compute it. Where the output is 16-bit, SiLU' comes
+// from tanh: with h = z/2 and t = tanh(h), SiLU'(z) = (1 + t·(1 - h·t) + h) / 2. The kernel
+// then computes h itself (taps and bias times kScale = 1/2, exactly) and carries dz2 = 2·dz:
+// dx = Σ (w/2)·dz2, and the sums of dweight and dbias are times kScale at the end. One MUFU
+// and four instructions a time, against two and eight (tanh_approx, activation.h; its error
+// lies below a 16-bit dx's rounding). Where there is no tanh_approx (AMD), and for f32,
+// the exp/rcp form of activation_derivative, kScale 1.
+template <typename T, bool kSilu> struct ScaledDerivative {
+    static constexpr bool kHalved = kSilu && sizeof(T) == 2 && kHasTanhApprox;
+    static constexpr float kScale = kHalved ? 0.5f : 1.f;  // of taps, bias and (at the end) the sums
+
+    // dy times the derivative (times 1/kScale), given the pre-activation times kScale.
+    __device__ static float dz(float dy, float scaled_z) {
+        if constexpr (kHalved) {
+            const float t = tanh_approx(scaled_z);
+            return dy * (fmaf(t, fmaf(-scaled_z, t, 1.f), 1.f) + scaled_z);
+        } else {
+            return dy * activation_derivative<kSilu>(scaled_z);
+        }
+    }
+};
+
 // The flag tested per time (the channel-first kernel, the generic passes). __expf here,
 // not exp_neg_fast: with it ptxas keeps the channel-first kernel at 64 registers (f16,
 // width 4; 110 with the inline ex2), and that kernel measured fastest this way.

@@ -24,7 +24,7 @@
  * Rows whose start is not 16-byte aligned (seqlen not a multiple of E) and the row's last
  * vector use element loads. Times within a row are 32-bit (seqlen < 2^31 - 2·tile; longer
  * rows take the generic path), and the walk steps its position by additions.
- * 16-bit outputs with SiLU take its derivative from tanh (Derivative, below).
+ * 16-bit outputs with SiLU take its derivative from tanh (ScaledDerivative, backward.h).
  * Taps, bias and the dweight/dbias sums stay in registers over the run; at its end the
  * block sums them (wave butterflies, then the waves in order) into dweight and dbias
  * where pieces = 1, else into partials[piece, c] for the reduction.
@@ -127,27 +127,6 @@ struct WalkPosition {
     int t0;  // tile·kTile + threadIdx.x·N
 };
 
-// dz = dy·act'(z). Where the output is 16-bit, SiLU' comes from tanh: with h = z/2 and
-// t = tanh(h), SiLU'(z) = (1 + t·(1 - h·t) + h) / 2. The kernel then computes h itself
-// (taps and bias halved, exactly) and carries dz2 = 2·dz: dx = Σ (w/2)·dz2, and the sums
-// are halved at the end. One MUFU and four instructions a time, against two and eight
-// (tanh_approx, hip/common/activation.h; its error lies below a 16-bit dx's rounding).
-// Where there is no tanh_approx (AMD), the exp/rcp form.
-template <typename T, bool kSilu> struct Derivative {
-    static constexpr bool kHalved = kSilu && sizeof(T) == 2 && kHasTanhApprox;
-    static constexpr float kScale = kHalved ? 0.5f : 1.f;  // of taps, bias and (at the end) the sums
-
-    // dy times the derivative, given the pre-activation times kScale.
-    __device__ static float dz(float dy, float scaled_z) {
-        if constexpr (kHalved) {
-            const float t = tanh_approx(scaled_z);
-            return dy * (fmaf(t, fmaf(-scaled_z, t, 1.f), 1.f) + scaled_z);
-        } else {
-            return dy * activation_derivative<kSilu>(scaled_z);
-        }
-    }
-};
-
 template <typename T, int kWidth, bool kSilu>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     conv1d_backward_channel_first_kernel(hipconv_conv1d_backward_params p, int64_t row_tiles, int64_t pieces,
@@ -160,7 +139,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kHistoryWords = (H * (int)sizeof(T) + 3) / 4;  // words of a vector holding H elements
     static_assert(H <= E, "the halo must fit in one neighbouring vector");
-    using D = Derivative<T, kSilu>;
+    using D = ScaledDerivative<T, kSilu>;
     const hipconv_conv1d_params &cp = p.conv;
     const int seqlen = (int)cp.seqlen;  // < 2^31 - kTile (backward_channel_first_fits)
     const int64_t dim = cp.dim;

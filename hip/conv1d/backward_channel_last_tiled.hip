@@ -6,20 +6,31 @@
  * f16 and bf16 only: f32 runs faster on backward_channel_last.hip (docs/PERFORMANCE.md,
  * "Backward"), so its kernels are not compiled.
  *
- * A tile is kTimes rows of kThreads channels of one batch row, staged in shared memory
- * with 16-byte copies (cp.async on sm_80+) into one of kBuffers buffers, so the copies of
- * the kBuffers-1 tiles after the one being walked are in flight (one barrier a tile); thread
- * i walks channel c0 + i down the tile's times in registers and stores its dx straight to
- * global memory (a wave's 32 channels: 64 contiguous bytes a row in 16-bit):
+ * A tile is kTimes rows of kThreads channels of one batch row, staged in shared memory in
+ * one of kBuffers buffers; thread i walks channel c0 + i down the tile's times in registers
+ * (one barrier a tile). Two ways in and out:
+ *
+ *   TMA (an sm_90 build, the maps encoded: launch_width): thread 0 copies a tile as two
+ *     boxes of a 3-D map [batch][seqlen][dim] (zeros outside x and dy), their bytes counted
+ *     on the buffer's mbarrier `landed`; x's box goes kBuffers-1 tiles ahead, dy's
+ *     kBuffers-2. A thread writes dx(t0+r) over dy's row r, read already, and after the
+ *     next barrier thread 0 stores the kTimes dx rows as one box, which the unit clips at
+ *     seqlen and dim: no address, bounds test or store per time in the walk. dy's buffer
+ *     takes its next box once that store has read it (a tile later, hence one tile less
+ *     ahead than x).
+ *   elsewhere (AMD, sm_80, no encoder): every thread copies 16-byte vectors (cp.async on
+ *     sm_80+), the kBuffers-1 tiles after the one being walked in flight, and stores its
+ *     dx straight to global memory (a wave's 32 channels: 64 contiguous bytes a row).
  *
  *   x rows   t0-H .. t0+kTimes-1   (+ H more after, for a recomputed head)
- *   dy rows  t0 .. t0+kTimes-1     (+ H more after)
+ *   dy rows  t0 .. t0+kTimes-1     (+ H more after; rows 0..kTimes-1 then hold dx, TMA)
  *                 channel c0 .. c0+kThreads-1 across, 16-byte vectors; thread i copies
- *                 vector i % (kThreads/E) of rows i / (kThreads/E), + E, ...
+ *                 vector i % (kThreads/E) of rows i / (kThreads/E), + E, ... (no TMA)
  *
  *   per thread, t = t0 .. t0+kTimes-1:  dz(t) = dy(t)·act'(z(t)),  z from x(t-H .. t)
  *                                       dx(t-H) = sum_k w[k]·dz(t-k)
  *                                       dweight, dbias sums += dz(t)·x(t-H+k), dz(t)
+ *   (SiLU' from tanh where it can: ScaledDerivative, backward.h.)
  *
  * A block owns a run of tiles of one (batch row, channel group) and walks it from the
  * latest: the head dz(t0+kTimes .. +H-1) of a tile is the first H dz of the tile after it
@@ -35,11 +46,15 @@
  * (but 204 against 197 at (4,5120,4096,4)); 12 × 3 at 8: 169; 8 × 4 at 8: 182 (dx then
  * went back through the dy rows and out in 16-byte stores, three barriers a tile). dx
  * stored straight from the walk, one barrier a tile: 160 against 162-166 us, (4,5120,4096,4)
- * 194 against 197; one barrier fewer with dx still staged: level.
+ * 194 against 197; one barrier fewer with dx still staged: level. On an H200 (forty-fourth
+ * session, the same row): 139.9 us with threads' copies and stores, 132.7 with SiLU' from
+ * tanh, 119.9 with TMA's loads, 112.3 with dx out by TMA too (85% of copy); dy's boxes two
+ * tiles ahead, thread 0 waiting for the store's read: 113.3.
  */
 #include "backward.h"
 #include "block_copy.h"
 #include "packed.h"
+#include "tma.h"
 #include "vector_rows.h"
 
 namespace hipconv {
@@ -69,10 +84,22 @@ template <typename T> struct TileShape {
 constexpr int kBlocksPerSm = 7;
 constexpr int64_t kFallbackResident = 132 * kBlocksPerSm;
 
-template <typename T, int kWidth, bool kSilu>
+// The tensor maps of x and dy [batch][seqlen][dim] (16-bit, channels innermost) that the
+// sm_90 build's tiles are copied through (NVIDIA; nothing on AMD): boxes of kThreads
+// channels by a tile's rows, plain or with the H extra rows of a recomputed head.
+struct TileMaps {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    CUtensorMap x_plain, x_extra, dy_plain, dy_extra, dx;
+#endif
+};
+
+// kTma: the maps are valid, and where this build has TMA (sm_90 and newer) one thread copies
+// each tile with two boxes; elsewhere every thread copies 16-byte vectors (cp.async on
+// sm_80+).
+template <typename T, int kWidth, bool kSilu, bool kTma>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     conv1d_backward_channel_last_tiled_kernel(hipconv_conv1d_backward_params p, int64_t runs, int64_t run_tiles,
-                                              float *partials) {
+                                              float *partials, const HIPCONV_GRID_CONSTANT TileMaps maps) {
     using Shape = TileShape<T>;
     constexpr int E = Shape::kE;
     constexpr int kTimes = Shape::kTimes;
@@ -81,8 +108,25 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     constexpr int kHeads = H > 0 ? H : 1;
     constexpr int kBuffers = Shape::kBuffers;
     constexpr int kRowsPerPass = kThreads / kVPR;  // rows one pass of the block's copies covers
-    __shared__ __align__(16) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
-    __shared__ __align__(16) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r)
+    using D = ScaledDerivative<T, kSilu>;  // taps and bias times D::kScale, dz over it
+    // (128-byte aligned buffers: TMA's destinations.)
+    __shared__ __align__(128) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
+    __shared__ __align__(128) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r)
+#if HIPCONV_HAS_TMA
+    constexpr bool kUseTma = kTma;
+    __shared__ uint64_t landed[kBuffers];  // per buffer: its boxes' bytes have arrived
+    if (kUseTma) {
+        if (threadIdx.x == 0) {
+            for (int j = 0; j < kBuffers; ++j) tma::init_barrier(landed + j, 1);
+            tma::fence_barrier_init();
+        }
+        __syncthreads();
+    }
+    uint32_t parities = 0;  // bit j: the phase of landed[j] to wait for next
+#else
+    constexpr bool kUseTma = false;
+    (void)maps;
+#endif
 
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t seqlen = cp.seqlen;
@@ -109,8 +153,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
         float taps[kWidth];
         float bias = 0.f;
 #pragma unroll
-        for (int k = 0; k < kWidth; ++k) taps[k] = active ? to_float(static_cast<const T *>(cp.w)[c * kWidth + k]) : 0.f;
-        if (active && cp.bias != nullptr) bias = to_float(static_cast<const T *>(cp.bias)[c]);
+        for (int k = 0; k < kWidth; ++k)
+            taps[k] = active ? D::kScale * to_float(static_cast<const T *>(cp.w)[c * kWidth + k]) : 0.f;
+        if (active && cp.bias != nullptr) bias = D::kScale * to_float(static_cast<const T *>(cp.bias)[c]);
         float sums[kWidth + 1];
 #pragma unroll
         for (int k = 0; k <= kWidth; ++k) sums[k] = 0.f;
@@ -152,14 +197,50 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             stage_rows(dy_base, t0, kTimes + extra, g_stage[buf], std::integral_constant<int, kTimes + H>{});
             copy_commit();
         };
+        // TMA (thread 0): the same rows as boxes, zeros outside x and dy; a tile's x box is
+        // issued with the arrival that expects both boxes' bytes, and its dy box a tile later
+        // (the dy buffer holds the tile's dx until its store has read it). The dx rows go out
+        // as one box, clipped at seqlen and dim.
+#if HIPCONV_HAS_TMA
+        auto stage_x_box = [&](int64_t tile, int buf) {
+            const int t0 = (int)(tile * kTimes);  // < seqlen < 2^31 (backward_channel_last_tiled_fits)
+            const bool extra = recomputes(tile);
+            constexpr uint32_t kRowBytes = kThreads * sizeof(T);
+            tma::arrive_expect_bytes(landed + buf, (2 * kTimes + H + (extra ? 2 * H : 0)) * kRowBytes);
+            tma::load_tile3(x_stage[buf], extra ? &maps.x_extra : &maps.x_plain, (int)c0, t0 - H, (int)b,
+                            landed + buf);
+        };
+        auto stage_dy_box = [&](int64_t tile, int buf) {
+            const bool extra = recomputes(tile);
+            tma::load_tile3(g_stage[buf], extra ? &maps.dy_extra : &maps.dy_plain, (int)c0, (int)(tile * kTimes),
+                            (int)b, landed + buf);
+        };
+        auto store_dx_box = [&](int64_t tile, int buf) {
+            tma::store_tile3(&maps.dx, (int)c0, (int)(tile * kTimes), (int)b, g_stage[buf]);
+        };
+#endif
         // The copies of the kBuffers-1 tiles after the one being walked are in flight: one
-        // group of copies is committed per tile (empty past the run's first tile).
+        // group of copies is committed per tile (empty past the run's first tile). With TMA
+        // the x boxes of kBuffers-1 tiles and the dy boxes of kBuffers-2 are, once the last
+        // run's dx stores have read their buffers.
+        if (kUseTma) {
+#if HIPCONV_HAS_TMA
+            if (tid == 0) {
+                tma::wait_stores_read<0>();
+                for (int j = 0; j + 1 < kBuffers && end_tile - 1 - j >= first_tile; ++j) {
+                    stage_x_box(end_tile - 1 - j, j);
+                    if (j + 2 < kBuffers) stage_dy_box(end_tile - 1 - j, j);
+                }
+            }
+#endif
+        } else {
 #pragma unroll
-        for (int j = 0; j + 1 < kBuffers; ++j) {
-            if (end_tile - 1 - j >= first_tile)
-                stage(end_tile - 1 - j, j);
-            else
-                copy_commit();
+            for (int j = 0; j + 1 < kBuffers; ++j) {
+                if (end_tile - 1 - j >= first_tile)
+                    stage(end_tile - 1 - j, j);
+                else
+                    copy_commit();
+            }
         }
         int buf = 0;
         for (int64_t tile = end_tile - 1; tile >= first_tile; --tile) {
@@ -169,12 +250,33 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             // This tile's copies have landed (the next kBuffers-2 tiles' may still be in flight)
             // and every thread is done with the tile before, whose buffer then takes the copies
             // of the tile kBuffers-1 ahead.
-            copy_wait<kBuffers - 2>();
-            __syncthreads();
-            if (tile - (kBuffers - 1) >= first_tile)
-                stage(tile - (kBuffers - 1), (buf + kBuffers - 1) % kBuffers);
-            else
-                copy_commit();
+            if (kUseTma) {
+#if HIPCONV_HAS_TMA
+                // Every thread is done with the tile before (its dx rows written and fenced):
+                // its dx goes out, its x buffer takes the x box of the tile kBuffers-1 ahead,
+                // and the dy box of the tile kBuffers-2 ahead goes into the buffer whose dx
+                // store (one tile ago) has been read.
+                __syncthreads();
+                if (tid == 0) {
+                    const int before = (buf + kBuffers - 1) % kBuffers;
+                    if (tile + 1 < end_tile) store_dx_box(tile + 1, before);
+                    if (tile - (kBuffers - 1) >= first_tile) stage_x_box(tile - (kBuffers - 1), before);
+                    if (tile - (kBuffers - 2) >= first_tile) {
+                        tma::wait_stores_read<1>();
+                        stage_dy_box(tile - (kBuffers - 2), (buf + kBuffers - 2) % kBuffers);
+                    }
+                }
+                tma::wait_barrier(landed + buf, (parities >> buf) & 1u);
+                parities ^= 1u << buf;
+#endif
+            } else {
+                copy_wait<kBuffers - 2>();
+                __syncthreads();
+                if (tile - (kBuffers - 1) >= first_tile)
+                    stage(tile - (kBuffers - 1), (buf + kBuffers - 1) % kBuffers);
+                else
+                    copy_commit();
+            }
             T(&x_rows)[kTimes + 2 * H][kThreads] = x_stage[buf];
             T(&g_rows)[kTimes + H][kThreads] = g_stage[buf];
 
@@ -192,7 +294,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
                     float z = bias;
 #pragma unroll
                     for (int k = 0; k < kWidth; ++k) z += taps[k] * to_float(x_rows[kTimes + m + k][tid]);
-                    heads[m] = to_float(g_rows[kTimes + m][tid]) * activation_derivative<kSilu>(z);
+                    heads[m] = D::dz(to_float(g_rows[kTimes + m][tid]), z);
                 }
             } else if (row_end) {
 #pragma unroll
@@ -206,10 +308,16 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
                                   ? static_cast<const T *>(p.dfinal_states) + (b * dim + c) * H
                                   : nullptr;
             auto walk = [&](auto with_final) {
+                // dx(t0 + r): to global memory, or (TMA) into dy's row r, read already (the
+                // store clips the rows and channels outside dx).
                 auto finish_dx = [&](int r, float acc) {
                     if constexpr (decltype(with_final)::value) {
                         const int64_t k = t0 + r - (seqlen - H);
                         if (dfinal != nullptr && k >= 0 && t0 + r < seqlen) acc += to_float(dfinal[k]);
+                    }
+                    if constexpr (kUseTma) {
+                        g_rows[r][tid] = from_float<T>(acc);
+                    } else if constexpr (decltype(with_final)::value) {
                         if (active && t0 + r < seqlen) dx_thread[r * cp.x_seq_stride] = from_float<T>(acc);
                     } else {
                         if (active) dx_thread[r * cp.x_seq_stride] = from_float<T>(acc);
@@ -224,7 +332,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
                     float z = bias + taps[H] * xt;
 #pragma unroll
                     for (int k = 0; k < H; ++k) z += taps[k] * xh[k];
-                    const float dz = to_float(g_rows[r][tid]) * activation_derivative<kSilu>(z);
+                    const float dz = D::dz(to_float(g_rows[r][tid]), z);
 #pragma unroll
                     for (int k = 0; k < H; ++k) sums[k] += dz * xh[k];
                     sums[H] += dz * xt;
@@ -257,20 +365,30 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #pragma unroll
                 for (int m = 0; m < H; ++m) heads[m] = first[m];  // the head of the tile before
             };
-            if (dfinal != nullptr || t0 + kTimes > seqlen)
+            if (dfinal != nullptr || (!kUseTma && t0 + kTimes > seqlen))
                 walk(std::true_type{});
             else
                 walk(std::false_type{});
+#if HIPCONV_HAS_TMA
+            if (kUseTma) tma::fence_shared_for_async();  // the dx rows, for the store
+#endif
             buf = (buf + 1) % kBuffers;
         }
         // Every thread done with the run's last tile before the next run's copies reuse its
-        // buffers (a grid capped at kMaxGridBlocks walks several runs a block).
+        // buffers (a grid capped at kMaxGridBlocks walks several runs a block), and (TMA)
+        // before its dx goes out.
         __syncthreads();
+#if HIPCONV_HAS_TMA
+        if (kUseTma && tid == 0) store_dx_box(first_tile, (buf + kBuffers - 1) % kBuffers);
+#endif
         if (active) {
 #pragma unroll
-            for (int k = 0; k <= kWidth; ++k) partials[partial_index(b * runs + run, dim, c, kWidth, k)] = sums[k];
+            for (int k = 0; k <= kWidth; ++k) partials[partial_index(b * runs + run, dim, c, kWidth, k)] = D::kScale * sums[k];
         }
     }
+#if HIPCONV_HAS_TMA
+    if (kUseTma && tid == 0) tma::wait_stores<0>();  // the last dx box written before the block ends
+#endif
 }
 
 // Runs per row: the fewest that keep the rounds of blocks full, i.e. minimise
@@ -288,11 +406,13 @@ int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
     return best;
 }
 
-// Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype).
+// Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype; the
+// TMA form has the same register bound and shared memory).
 template <typename T> int64_t resident() {
     static std::atomic<int64_t> cache[kMaxCachedDevices];
     int64_t blocks = 0;
-    if (resident_blocks(conv1d_backward_channel_last_tiled_kernel<T, 4, true>, kThreads, cache, &blocks) != hipSuccess ||
+    if (resident_blocks(conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>, kThreads, cache, &blocks) !=
+            hipSuccess ||
         blocks < 1)
         return kFallbackResident;
     return blocks;
@@ -311,14 +431,55 @@ template <typename T> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
     return {ceil_div(row_tiles, run_tiles), run_tiles};
 }
 
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// The 3-D map of a [batch][seqlen][dim] tensor at `base` (x's strides) read in boxes of
+// kThreads channels x `rows` times, zeros outside it. False where TMA cannot take it.
+bool encode_rows_map(CUtensorMap *map, const void *base, bool bf16, const hipconv_conv1d_params &c, uint32_t rows) {
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma::tile_map_encoder();
+    const int64_t batch_stride = c.batch > 1 ? c.x_batch_stride : c.seqlen * c.x_seq_stride;
+    if (encode == nullptr || c.dim > INT32_MAX || c.batch > INT32_MAX || batch_stride <= 0) return false;
+    const cuuint64_t dims[3] = {(cuuint64_t)c.dim, (cuuint64_t)c.seqlen, (cuuint64_t)c.batch};
+    const cuuint64_t strides[2] = {(cuuint64_t)c.x_seq_stride * 2, (cuuint64_t)batch_stride * 2};
+    const cuuint32_t box[3] = {kThreads, rows, 1};
+    const cuuint32_t element_strides[3] = {1, 1, 1};
+    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
+                  const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// x's and dy's maps for a tile of kTimes rows and H halo rows, and dx's for its kTimes
+// rows; false where TMA cannot take
+// them (no encoder, strides it does not accept): the kernel's threads copy instead.
+template <typename T> bool encode_tile_maps(const hipconv_conv1d_backward_params &p, TileMaps *maps) {
+    constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
+    constexpr uint32_t kTimes = TileShape<T>::kTimes;
+    const uint32_t h = (uint32_t)p.conv.width - 1;
+    return encode_rows_map(&maps->x_plain, p.conv.x, kBf16, p.conv, kTimes + h) &&
+           encode_rows_map(&maps->x_extra, p.conv.x, kBf16, p.conv, kTimes + 2 * h) &&
+           encode_rows_map(&maps->dy_plain, p.dy, kBf16, p.conv, kTimes) &&
+           encode_rows_map(&maps->dy_extra, p.dy, kBf16, p.conv, kTimes + h) &&
+           encode_rows_map(&maps->dx, p.dx, kBf16, p.conv, kTimes);
+}
+#endif
+
 template <typename T, int kWidth>
 hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
     const Runs r = plan_runs<T>(p);
     const int64_t blocks = r.runs * p.conv.batch * ceil_div(p.conv.dim, kThreads);
-    return with_silu(p.conv.silu != 0, [&](auto silu) {
-        hipLaunchKernelGGL((conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value>),
-                           dim3(grid_blocks(blocks)), dim3(kThreads), 0, stream, p, r.runs, r.run_tiles, partials);
+    TileMaps maps{};
+    auto launch = [&](auto silu, auto tma) {
+        hipLaunchKernelGGL((conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value,
+                                                                      decltype(tma)::value>),
+                           dim3(grid_blocks(blocks)), dim3(kThreads), 0, stream, p, r.runs, r.run_tiles, partials,
+                           maps);
         return last_launch_status();
+    };
+    return with_silu(p.conv.silu != 0, [&](auto silu) {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+        if (encode_tile_maps<T>(p, &maps)) return launch(silu, std::true_type{});
+#endif
+        return launch(silu, std::false_type{});
     });
 }
 
@@ -328,6 +489,7 @@ template <typename T> bool backward_channel_last_tiled_fits(const hipconv_conv1d
     constexpr int E = Vec16<T>::kCount;
     const hipconv_conv1d_params &c = p.conv;
     return kTiledDtype<T> && c.width <= kBackwardMaxFusedWidth && p.cu_seqlens == nullptr && c.x_dim_stride == 1 &&
+           c.seqlen <= INT32_MAX - 64 &&  // times, and a tile's rows past them, in 32 bits
            c.x_seq_stride >= c.dim && c.dim % E == 0 && c.x_seq_stride % E == 0 && c.x_batch_stride % E == 0 &&
            aligned16(c.x) && aligned16(p.dy) && aligned16(p.dx);
 }
