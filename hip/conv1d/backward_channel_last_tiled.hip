@@ -221,8 +221,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #endif
         // The copies of the kBuffers-1 tiles after the one being walked are in flight: one
         // group of copies is committed per tile (empty past the run's first tile). With TMA
-        // the x boxes of kBuffers-1 tiles and the dy boxes of kBuffers-2 are, once the last
-        // run's dx stores have read their buffers.
+        // the x boxes of kBuffers-1 tiles and the dy boxes of kBuffers-2 are issued here, once
+        // the last run's dx stores have read their buffers.
         if (kUseTma) {
 #if HIPCONV_HAS_TMA
             if (tid == 0) {
@@ -448,9 +448,9 @@ bool encode_rows_map(CUtensorMap *map, const void *base, bool bf16, const hipcon
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// x's and dy's maps for a tile of kTimes rows and H halo rows, and dx's for its kTimes
-// rows; false where TMA cannot take
-// them (no encoder, strides it does not accept): the kernel's threads copy instead.
+// The maps of x and dy (a tile's kTimes rows with H halo rows, plain and with the H extra
+// rows of a recomputed head) and of dx (kTimes rows); false where TMA cannot take them (no
+// encoder, strides it does not accept): the kernel's threads copy instead.
 template <typename T> bool encode_tile_maps(const hipconv_conv1d_backward_params &p, TileMaps *maps) {
     constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
     constexpr uint32_t kTimes = TileShape<T>::kTimes;
