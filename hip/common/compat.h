@@ -87,15 +87,15 @@ typedef cudaGraphExec_t hipGraphExec_t;
  * second argument as waves per execution unit instead, which would cap the VGPRs and spill
  * there, so AMD keeps the plain bound and its own allocation (no scratch).
  */
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads, blocks_per_sm)
+#else
+#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads)
+#endif
+
 // A kernel parameter read through its address (a CUtensorMap): __grid_constant__ on NVIDIA.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 #define HIPCONV_GRID_CONSTANT __grid_constant__
 #else
 #define HIPCONV_GRID_CONSTANT
-#endif
-
-#if defined(HIPCONV_PLATFORM_NVIDIA)
-#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads, blocks_per_sm)
-#else
-#define HIPCONV_BOUNDS_NVIDIA(threads, blocks_per_sm) __launch_bounds__(threads)
 #endif

@@ -12,7 +12,8 @@
  *           positions in a row, one filter tap at a time (Im2colGeometry below).
  *   device  mbarriers (init, arrive with an expected byte count, wait on a phase parity);
  *           load_tile / load_tile3: one box of a 2-D / 3-D map from global memory into
- *           shared memory, its bytes counted on an mbarrier (store_tile3: a box out); load_im2col: the same for an im2col box; load_tile5 /
+ *           shared memory, its bytes counted on an mbarrier (store_tile3: a box out);
+ *           load_im2col: the same for an im2col box; load_tile5 /
  *           store_tile5: a box of a 5-D tile map in and out (the stores as bulk groups,
  *           waited for with wait_stores_read / wait_stores, their sources fenced with
  *           fence_shared_for_async).
