@@ -176,6 +176,17 @@ __device__ inline void load_tile(void *dst, const CUtensorMap *map, int col, int
 #endif
 }
 
+// `bytes` (a multiple of 16) from global `src` to shared `dst` (both 16-byte aligned), counted
+// on the mbarrier at `bar`: a bulk copy, no tensor map.
+__device__ inline void load_bulk(void *dst, const void *src, uint32_t bytes, uint64_t *bar) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     shared_address(dst)),
+                 "l"(src), "r"(bytes), "r"(shared_address(bar))
+                 : "memory");
+#endif
+}
+
 // Box (c, t, b) of the 3-D tile map `map` into `dst`, counted as bytes on the mbarrier at
 // `bar` (hip/conv1d/backward_channel_last_tiled.hip: channels, times, batch rows).
 __device__ inline void load_tile3(void *dst, const CUtensorMap *map, int c, int t, int b, uint64_t *bar) {

@@ -19,6 +19,7 @@
 
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "element.h"
 #include "hipconv/conv1d.h"
 #include "launch.h"

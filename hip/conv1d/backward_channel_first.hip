@@ -5,7 +5,7 @@
  * Work: the units u = b·tiles_per_row + tile of a channel, a tile being kThreads·N times
  * of one row; thread i owns the N = E times t0 = tile·kThreads·N + i·N .. t0+N-1 (one
  * 16-byte vector: E = N = 16 / sizeof(T)). Block (c, piece) owns one of `pieces` equal
- * runs of channel c's units (pieces = 1 at model sizes: the whole channel) and walks it
+ * runs of channel c's units (plan_walk: one, the whole channel, at most sizes) and walks it
  * from the last (later times first), the next unit's loads in flight while it computes
  * the current one:
  *
@@ -22,8 +22,19 @@
  * tile's head. The left lane's tail of x comes by exchange too; lane 0 loads the words of
  * it that hold the history (the row's first lane takes the initial states, or zeros).
  * Rows whose start is not 16-byte aligned (seqlen not a multiple of E) and the row's last
- * vector use element loads. Times within a row are 32-bit (seqlen < 2^31 - 2·tile; longer
- * rows take the generic path), and the walk steps its position by additions.
+ * vector use element loads.
+ * The ring (kRing; sm_90 and newer, rows of whole vectors): thread 0 copies each unit's x,
+ * with the vector before the tile, and its dy into shared memory by bulk copies
+ * (cp.async.bulk, counted on one mbarrier a stage), clipped at the row's end, kStages units
+ * ahead of the walk; each thread reads its own vectors and the left one from there, with no
+ * lane exchange and no per-thread loads in flight (f32 7-9% faster on an H200). A stage is
+ * refilled after the step's barrier, when every thread has read it:
+ *
+ *   stage s   ring_x[s]:  [x vector before the tile][thread 0's][thread 1's]...[127's]
+ *             ring_dy[s]:                           [thread 0's][thread 1's]...[127's]
+ *
+ * Times within a row are 32-bit (seqlen < 2^31 - 2·tile; longer rows take the generic
+ * path), and the walk steps its position by additions.
  * 16-bit outputs with SiLU take its derivative from tanh (ScaledDerivative, backward.h).
  * Taps, bias and the dweight/dbias sums stay in registers over the run; at its end the
  * block sums them (wave butterflies, then the waves in order) into dweight and dbias
@@ -31,9 +42,13 @@
  * Launch: kThreads threads, dim·pieces blocks, block = c·pieces + piece.
  */
 #include "backward.h"
+#include "dependent_launch.h"
 #include "packed.h"
+#include "tma.h"
 #include "vector_rows.h"
 #include "wave.h"
+
+#include <algorithm>
 
 namespace hipconv {
 
@@ -127,7 +142,9 @@ struct WalkPosition {
     int t0;  // tile·kTile + threadIdx.x·N
 };
 
-template <typename T, int kWidth, bool kSilu>
+constexpr int kStages = 4;  // units in the ring (bulk copies)
+
+template <typename T, int kWidth, bool kSilu, bool kRing>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     conv1d_backward_channel_first_kernel(hipconv_conv1d_backward_params p, int64_t row_tiles, int64_t pieces,
                                          float *partials) {
@@ -140,6 +157,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     constexpr int kHistoryWords = (H * (int)sizeof(T) + 3) / 4;  // words of a vector holding H elements
     static_assert(H <= E, "the halo must fit in one neighbouring vector");
     using D = ScaledDerivative<T, kSilu>;
+    allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
     const hipconv_conv1d_params &cp = p.conv;
     const int seqlen = (int)cp.seqlen;  // < 2^31 - kTile (backward_channel_first_fits)
     const int64_t dim = cp.dim;
@@ -155,6 +173,24 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
     __shared__ float dz_heads[2][kWaves][kHeads];  // [step parity][wave][m]: dz of a wave's first H times
     __shared__ float wave_sums[kWaves][kWidth + 1];
     int parity = 0;
+#if HIPCONV_HAS_TMA
+    constexpr bool kUseRing = kRing;
+    static_assert(V == 1, "the ring holds one vector a thread");
+    // Stage s: x's vector before the tile, then the tile's (thread i's at 1 + i); dy's.
+    __shared__ __align__(128) uint4 ring_x[kRing ? kStages : 1][kThreads + 1];
+    __shared__ __align__(128) uint4 ring_dy[kRing ? kStages : 1][kThreads];
+    __shared__ uint64_t landed[kRing ? kStages : 1];
+    uint32_t ring_parities = 0;
+    if (kUseRing) {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < kStages; ++s) tma::init_barrier(landed + s, 1);
+            tma::fence_barrier_init();
+        }
+        __syncthreads();
+    }
+#else
+    constexpr bool kUseRing = false;
+#endif
 
     // The walk: from unit end - 1 down to begin, later tiles of a row first, then the
     // previous batch row's last tile.
@@ -184,7 +220,31 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
         return load_unit<T, V, kHistoryWords>(x_base + offset, dy_base + offset, q.t0, seqlen, aligned_row(offset),
                                               lane == 0);
     };
-    UnitLoads<T, V> next = load_at(at);
+    UnitLoads<T, V> next{};
+    if (!kUseRing) next = load_at(at);
+#if HIPCONV_HAS_TMA
+    // The ring (thread 0): unit `q`'s x (with the vector before it, where the tile is not
+    // the row's first) and dy, clipped at the row's end (seqlen a multiple of E), into stage s.
+    WalkPosition issue_at = at;
+    auto issue_unit = [&](const WalkPosition &q, int s) {
+        const int64_t offset = q.row * cp.seqlen;
+        const int tile_t0 = q.tile * (int)Tile::kTile;
+        const int n = min((int)Tile::kTile, seqlen - tile_t0);
+        const int before = tile_t0 > 0 ? E : 0;
+        const uint32_t x_bytes = (uint32_t)((n + before) * sizeof(T)), dy_bytes = (uint32_t)(n * sizeof(T));
+        tma::arrive_expect_bytes(landed + s, x_bytes + dy_bytes);
+        tma::load_bulk(before > 0 ? (void *)&ring_x[s][0] : (void *)&ring_x[s][1], x_base + offset + tile_t0 - before,
+                       x_bytes, landed + s);
+        tma::load_bulk(&ring_dy[s][0], dy_base + offset + tile_t0, dy_bytes, landed + s);
+    };
+    int stage = 0;
+    if (kUseRing && threadIdx.x == 0) {
+        for (int s = 0; s < kStages && end - 1 - s >= begin; ++s) {
+            issue_unit(issue_at, s);
+            issue_at = step_back(issue_at);
+        }
+    }
+#endif
     float taps[kWidth], sums[kWidth + 1];
     const T *w = static_cast<const T *>(cp.w) + c * kWidth;
 #pragma unroll
@@ -202,13 +262,26 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
         const bool aligned = aligned_row(offset);
         const T *x = x_base + offset;
         const T *dy = dy_base + offset;
-        const UnitLoads<T, V> cur = next;
+        UnitLoads<T, V> cur = next;
+#if HIPCONV_HAS_TMA
+        if (kUseRing) {
+            tma::wait_barrier(landed + stage, (ring_parities >> stage) & 1u);
+            ring_parities ^= 1u << stage;
+            if (t0 < seqlen) {
+                cur.x[0] = ring_x[stage][1 + threadIdx.x];
+                cur.dy[0] = ring_dy[stage][threadIdx.x];
+                cur.left = ring_x[stage][threadIdx.x];
+            } else {
+                cur.x[0] = cur.dy[0] = cur.left = make_uint4(0, 0, 0, 0);
+            }
+        }
+#endif
         const WalkPosition after = step_back(at);  // the unit after this one in the walk
-        if (g > begin) next = load_at(after);
+        if (!kUseRing && g > begin) next = load_at(after);
 
         // x at times t0-H .. t0+N-1: the left lane's last words, then this thread's.
         uint4 left = cur.left;
-        if (kWidth > 1) {
+        if (kWidth > 1 && !kUseRing) {
             const int from_left = (lane + HIPCONV_WAVE_SIZE - 1) % HIPCONV_WAVE_SIZE;
 #pragma unroll
             for (int q = 0; q < kHistoryWords; ++q) {
@@ -275,7 +348,20 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
                 }
             }
             parity ^= 1;
+        } else if (kUseRing) {
+            __syncthreads();
         }
+#if HIPCONV_HAS_TMA
+        // Every thread has read this unit's stage (before the barrier above): it takes the
+        // unit kStages on.
+        if (kUseRing) {
+            if (threadIdx.x == 0 && g - kStages >= begin) {
+                issue_unit(issue_at, stage);
+                issue_at = step_back(issue_at);
+            }
+            stage = stage + 1 == kStages ? 0 : stage + 1;
+        }
+#endif
         have_carried = at.tile > 0;  // the next unit is this row's previous tile
 
         float dx[N];
@@ -331,42 +417,79 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, Tiling<T>::kBlocksPerSm)
 
 constexpr int64_t kFallbackResident = 132 * 8;  // where the runtime cannot say
 
+// The ring (bulk copies of whole units into shared memory) is built for NVIDIA only; it
+// takes effect where the device runs this build's sm_90 code (HIPCONV_HAS_TMA), which is
+// what device_launches_dependents_early() asks, and on rows of whole 16-byte vectors.
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+constexpr bool kRingBuilt = true;
+#else
+constexpr bool kRingBuilt = false;
+#endif
+
+template <typename T> bool ring_feeds(const hipconv_conv1d_params &c) {
+    return kRingBuilt && c.seqlen % Vec16<T>::kCount == 0 && device_launches_dependents_early();
+}
+
 // Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype, as
-// in backward_channel_last_tiled.hip).
+// in backward_channel_last_tiled.hip); the ring's form where it is built (its shared
+// memory counted).
 template <typename T> int64_t resident() {
     static std::atomic<int64_t> cache[kMaxCachedDevices];
     int64_t blocks = 0;
-    if (resident_blocks(conv1d_backward_channel_first_kernel<T, 4, true>, kThreads, cache, &blocks) != hipSuccess ||
+    if (resident_blocks(conv1d_backward_channel_first_kernel<T, 4, true, kRingBuilt>, kThreads, cache, &blocks) !=
+            hipSuccess ||
         blocks < 1)
         return kFallbackResident;
     return blocks;
 }
+
+// f32 pieces fed by the ring: units / kStages of them (so at least kStages units each, every
+// copy of a four-unit piece issued at the block's start), at most this many a channel.
+constexpr int64_t kMaxRingPieces = 8;
 
 struct Walk {
     int64_t row_tiles;
     int64_t pieces;  // blocks per channel: dim · pieces blocks, and partial slots per channel
 };
 
-// Pieces per channel: one where there are channels enough for two rounds of resident
-// blocks (a block walks its channel whole and writes the gradient itself); else the
-// fewest that make two rounds, all non-empty. The blocks stay aligned to channels:
-// grids that split channels unevenly measured 6-8% slower on an H100.
+// Pieces per channel. Where there are fewer channels than two rounds of resident blocks:
+// the fewest pieces that make two rounds, all non-empty. Else one (the block walks its
+// channel whole and writes the gradient itself), except for f32 fed by the ring: pieces of
+// kStages units or a few more, up to kMaxRingPieces, so that the last round is a small
+// part of the grid (H200, (8,4096,2048,4) and (4,5120,4096,4): 1.5-2.8% faster at 8
+// pieces of 4 units than at 1; at 2 units a block 18% slower; split into 2-16 pieces, the
+// 16-bit kernels measured 5-41% slower and the f32 kernel without the ring 3-16%). The
+// blocks stay aligned to channels: grids that split channels unevenly measured 6-8% slower
+// on an H100.
 template <typename T> Walk plan_walk(const hipconv_conv1d_params &c) {
     const int64_t row_tiles = tiles_per_row<T>(c.seqlen);
     const int64_t units = c.batch * row_tiles;
-    const int64_t wanted = ceil_div(2 * resident<T>(), c.dim);
-    const int64_t per_piece = ceil_div(units, wanted < units ? wanted : units);
+    const int64_t resident_blocks = resident<T>();
+    int64_t wanted = 1;
+    if (c.dim < 2 * resident_blocks)
+        wanted = ceil_div(2 * resident_blocks, c.dim);
+    else if (sizeof(T) == 4 && ring_feeds<T>(c) && c.dim * kMaxRingPieces <= INT32_MAX)
+        wanted = std::min(kMaxRingPieces, units / kStages);
+    const int64_t per_piece = ceil_div(units, std::max<int64_t>(1, std::min(wanted, units)));
     return {row_tiles, ceil_div(units, per_piece)};
 }
 
 template <typename T, int kWidth>
 hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
     const Walk walk = plan_walk<T>(p.conv);
-    return with_silu(p.conv.silu != 0, [&](auto silu) {
-        hipLaunchKernelGGL((conv1d_backward_channel_first_kernel<T, kWidth, decltype(silu)::value>),
+    auto launch = [&](auto silu, auto ring) {
+        hipLaunchKernelGGL((conv1d_backward_channel_first_kernel<T, kWidth, decltype(silu)::value,
+                                                                 decltype(ring)::value>),
                            dim3((unsigned)(p.conv.dim * walk.pieces)), dim3(kThreads), 0, stream, p, walk.row_tiles,
                            walk.pieces, partials);
         return last_launch_status();
+    };
+    return with_silu(p.conv.silu != 0, [&](auto silu) {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+        // The ring's bulk copies take whole rows of 16-byte vectors.
+        if (p.conv.seqlen % Vec16<T>::kCount == 0) return launch(silu, std::true_type{});
+#endif
+        return launch(silu, std::false_type{});
     });
 }
 

@@ -135,6 +135,7 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t groups = cp.dim / kVec;
     __shared__ float run_sums[kRuns][kGroups][kSums];
+    allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
 
     for (int64_t block = blockIdx.x; block < cp.batch * tiles_per_row * group_blocks; block += gridDim.x) {
         const QuotientRemainder by_group = divide(block, group_blocks);

@@ -109,6 +109,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     constexpr int kBuffers = Shape::kBuffers;
     constexpr int kRowsPerPass = kThreads / kVPR;  // rows one pass of the block's copies covers
     using D = ScaledDerivative<T, kSilu>;  // taps and bias times D::kScale, dz over it
+    allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
     // (128-byte aligned buffers: TMA's destinations.)
     __shared__ __align__(128) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
     __shared__ __align__(128) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r)
