@@ -125,8 +125,11 @@ stream_min_sm=90                                             # cuda: the streami
 #   taps with SiLU) under their 128-register cap; the spill-free form (each channel widened
 #   through the element type) measured slower on an H100 at (4,2048,4096,16): 72% of copy
 #   against 77% (docs/PERFORMANCE.md, "Wide kernels, channel-last").
+# - direct_channel_last: the bf16 pack kernel of 8 rows at width 4 with SiLU keeps 4 bytes
+#   under its 96-register cap (5 blocks an SM), 4-5% faster than uncapped (110 registers, 4
+#   blocks) at the model shapes on an H200 (docs/PERFORMANCE.md, forty-sixth session).
 # AMD's kernels have no scratch (checked above).
-cuda_local_allowed=(update direct_window_channel_last)
+cuda_local_allowed=(update direct_window_channel_last direct_channel_last)
 
 # "MANGLED_KERNEL INSTRUCTION" lines (INSTRUCTION "-" for a kernel's own line) -> per dtype
 # "DTYPE KERNELS COUNT KINDS...": the kernels of each dtype, their matrix instructions, kinds.

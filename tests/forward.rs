@@ -117,8 +117,9 @@ fn edge_shapes() -> Vec<Shape> {
         (3, 264, 37, 4),
         (2, 136, 6, 3),
         (1, 1032, 3, 2),
-        // ... and past 2^22 elements (8 times a thread in 16-bit, 4 in f32), a partial step,
-        // in blocks of 128 words across and of 32 (16-bit) or 64 (f32) words by 4 or 2 steps.
+        // ... and past 2^22 elements in 16-bit (8 times a thread), a partial step, in blocks
+        // of 128 words across and of 32 words by 4 steps; f32 there takes 16-byte packs of 8
+        // times (rows ending inside a thread's 8).
         (2, 1024, 2051, 4),
         (1, 64, 65601, 3),
     ]

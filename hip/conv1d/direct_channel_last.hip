@@ -20,7 +20,7 @@
  * access, any strides) otherwise. Either way neighbouring lanes touch neighbouring
  * channels, so each row access of a wave is one contiguous span. The taps and biases of
  * the group stay in registers in their storage type (16-byte loads) and are widened at use.
- * Small aligned problems, and those below kMidElements whose words fill whole blocks, take
+ * Small aligned problems, and 16-bit ones below kMidElements whose words fill whole blocks, take
  * kVec = 4 / sizeof(T) instead (the word kernel: one 4-byte word, 2 16-bit channels or 1
  * f32, a lane): a lane's taps are then one 16-byte vector at width 4, and a wave's tap load
  * one contiguous 512-byte span, where lanes of 16-byte packs load 4 vectors each, 64 bytes
@@ -38,12 +38,14 @@
  * a three-axis grid (channel words × steps of kStep times × batch rows, blocks of
  * min(words, kThreads) words by the steps that fill kThreads), which spares each thread
  * two divisions before its loads; kStep = kWordStepSmall below kSmallElements (one round
- * of loads), kWordStepMid<T> above.
+ * of loads), kWordStepMid above.
  * Launches are chained (dependent_launch.h): every block first waits for the kernels
  * before it in the stream, then lets the next launch, so back-to-back launches overlap
  * their starts and the boundary pass that follows a forward with states or a packed batch
  * starts during the last blocks.
  */
+#include <type_traits>
+
 #include "activation.h"
 #include "compat.h"
 #include "dependent_launch.h"
@@ -62,8 +64,12 @@ constexpr int kThreads = 128;
 constexpr int kStepLarge = 8;  // rows per thread of 16-byte packs
 constexpr int kStepMid = 4;    // the same below kMidElements where the word kernel does not run
 // Aligned rows below this many elements take the word kernel (one 4-byte word of channels
-// a thread: 2 16-bit channels or 1 f32; past kSmallElements where the words fill whole
-// blocks, else 16-byte packs of kStepMid rows), past it the 16-byte packs of kStepLarge rows.
+// a thread: 2 16-bit channels or 1 f32; in 16-bit past kSmallElements only where the words
+// fill whole blocks, else 16-byte packs of kStepMid rows), past it the 16-byte packs of
+// kStepLarge rows. f32 past kSmallElements takes those packs too: at (4,2048,2048,4) its
+// words of 4 rows ran 41.1 us (77% of copy) on an H200 and the packs of 8 rows 35.1 (91%);
+// a lane's 28 bytes in flight (7 rows of one f32) covered an H100's bandwidth-latency
+// product (46.9-47.2 us there, 47.5 for words of 8 rows), not an H200's.
 constexpr int64_t kMidElements = int64_t(1) << 25;
 // The word kernel's rows per thread (H100, docs/PERFORMANCE.md): below kSmallElements 4
 // (seed shape f16 / f32 1.63 / 1.69 us, against 1.60 / 1.72 at 2 rows and 1.64 / 1.75 at
@@ -72,7 +78,7 @@ constexpr int64_t kMidElements = int64_t(1) << 25;
 // against 8.0 for the packs).
 constexpr int64_t kSmallElements = int64_t(1) << 22;
 constexpr int kWordStepSmall = 4;
-template <typename T> constexpr int kWordStepMid = sizeof(T) == 2 ? 8 : 4;
+constexpr int kWordStepMid = 8;  // 16-bit only
 template <typename T> constexpr int kWordVec = 4 / (int)sizeof(T);  // channels a word
 constexpr int kMaxGridRows = 65535;  // the grid's y and z limit
 
@@ -174,9 +180,19 @@ __device__ inline void convolve_rows(const hipconv_conv1d_params &p, int b, int 
 }
 
 // Any problem: thread id = (batch row · steps + step) · groups + channel group.
+// bf16 with SiLU: at least 5 blocks an SM on NVIDIA (at most 96 registers). Its packs of 8
+// rows at width 4 took 110 registers, 4 blocks (f16 and f32: 80, 6 blocks); capped, they
+// keep 4 bytes in local memory and ran 69.2-69.4 us at (8,4096,2048,4) against 72.3-72.6,
+// 85.1-85.5 at (4,5120,4096,4) against 89.7-89.9 (H200). Without SiLU the cap was level
+// (105 registers, 12 bytes spilled under it), and f16 with SiLU under it 3% slower (the
+// same 80 registers, renamed); a cap of 6 blocks (80 registers) spilled more and was level
+// (forty-second session).
+template <typename T, bool kSilu> struct PackOccupancy {  // 0: no minimum (the code of no bound)
+    static constexpr int kBlocksPerSm = kSilu && std::is_same<T, hipconv_bf16>::value ? 5 : 0;
+};
 template <typename T, int kWidth, int kVec, int kStep, bool kSilu>
-__global__ void __launch_bounds__(kThreads) conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups,
-                                                                              int64_t steps, int64_t threads) {
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (PackOccupancy<T, kSilu>::kBlocksPerSm))
+    conv1d_direct_channel_last_kernel(hipconv_conv1d_params p, int64_t groups, int64_t steps, int64_t threads) {
     begin_chained_kernel();  // after the kernels before it; the next (the boundary pass) may start
     const int64_t id = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (id >= threads) return;
@@ -242,14 +258,16 @@ template <typename T, int kWidth> hipconv_status_t launch_width(const hipconv_co
     const int64_t elements = (int64_t)p.batch * p.dim * p.seqlen;
     if (!vectors) return launch_pack<T, kWidth, 1, kStepLarge>(p, stream);
     if (elements < kSmallElements) return launch_words<T, kWidth, kWordStepSmall>(p, stream);
-    // Mid sizes: the word kernel only where its words fill whole blocks ((7,776,1000,2) f16,
-    // 388 words in 4 blocks of 128: 9.8 us against 9.6 for the packs, H100), else the packs
-    // of kStepMid rows.
-    if (elements < kMidElements) {
-        const int words = p.dim / kWordVec<T>;
-        const bool whole_blocks = words <= kThreads ? kThreads % words == 0 : words % kThreads == 0;
-        return whole_blocks ? launch_words<T, kWidth, kWordStepMid<T>>(p, stream)
-                            : launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream);
+    // Mid sizes, 16-bit: the word kernel only where its words fill whole blocks
+    // ((7,776,1000,2) f16, 388 words in 4 blocks of 128: 9.8 us against 9.6 for the packs,
+    // H100), else the packs of kStepMid rows.
+    if constexpr (sizeof(T) == 2) {
+        if (elements < kMidElements) {
+            const int words = p.dim / kWordVec<T>;
+            const bool whole_blocks = words <= kThreads ? kThreads % words == 0 : words % kThreads == 0;
+            return whole_blocks ? launch_words<T, kWidth, kWordStepMid>(p, stream)
+                                : launch_pack<T, kWidth, Vec16<T>::kCount, kStepMid>(p, stream);
+        }
     }
     return launch_pack<T, kWidth, Vec16<T>::kCount, kStepLarge>(p, stream);
 }

@@ -13,7 +13,8 @@
 //          copy timed in the same process.
 //   profile L D S: one launch (after a warm-up) of layout L (cf|cl), dtype D (f16|bf16|f32),
 //          SiLU S (0|1) at (8,4096,2048,4), for ncu --launch-skip 1 --launch-count 1.
-// `CASES=bench` or `CASES=check` runs only that part. The library's bench (examples/bench)
+// `CASES=bench` or `CASES=check` runs only that part; `SHAPES="b,d,l,w ..."` benches those
+// shapes instead, `LAYOUTS=cf` (or cl) one layout. The library's bench (examples/bench)
 // is the number of record. Build here, run on the GPU (TREE = a copy of hip/):
 //   for f in direct_channel_first direct_channel_last; do
 //     nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
@@ -22,9 +23,11 @@
 //     -I$TREE/include -I$TREE/common -I$TREE/conv1d -Iscripts/dev scripts/dev/forward_bench.cu \
 //     direct_channel_first.o direct_channel_last.o -o forward_bench
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -219,10 +222,18 @@ int main(int argc, char **argv) {
     if (only == "check") return 0;
     const double gbps = device_copy_gbps();
     printf("copy %.0f GB/s\n", gbps);
-    const int shapes[][4] = {{8, 4096, 2048, 4}, {4, 5120, 4096, 4}};
+    std::vector<std::array<int, 4>> shapes = {{8, 4096, 2048, 4}, {4, 5120, 4096, 4}};
+    if (const char *list = getenv("SHAPES")) {  // "b,d,l,w b,d,l,w ..."
+        shapes.clear();
+        std::array<int, 4> s{};
+        for (int used = 0; sscanf(list, " %d,%d,%d,%d%n", &s[0], &s[1], &s[2], &s[3], &used) == 4; list += used)
+            shapes.push_back(s);
+    }
+    const char *layouts = getenv("LAYOUTS");  // "cf", "cl" or both (the default)
     for (auto &s : shapes)
         for (int cl = 0; cl < 2; ++cl)
             for (int silu = 0; silu < 2; ++silu) {
+                if (layouts != nullptr && strstr(layouts, cl ? "cl" : "cf") == nullptr) continue;
                 bench<__half>(cl, s[0], s[1], s[2], s[3], silu, gbps);
                 bench<__nv_bfloat16>(cl, s[0], s[1], s[2], s[3], silu, gbps);
                 bench<float>(cl, s[0], s[1], s[2], s[3], silu, gbps);
