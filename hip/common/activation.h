@@ -81,6 +81,17 @@ template <bool kSilu, typename T> __device__ inline float activate_to(float v) {
     else return silu_fast(v);
 }
 
+// The tanh form takes h = v/2. A caller that folds the 1/2 into its taps and bias (exact:
+// a power of two, so each fma rounds to half of what it would have) scales them by
+// kActivationInputScale<kSilu, T> and calls activate_scaled_to on the scaled sum: the same
+// bits as activate_to on the unscaled one, one multiply fewer an output.
+template <bool kSilu, typename T>
+constexpr float kActivationInputScale = kSilu && sizeof(T) == 2 && kHasTanhApprox ? 0.5f : 1.f;
+template <bool kSilu, typename T> __device__ inline float activate_scaled_to(float s) {
+    if constexpr (kActivationInputScale<kSilu, T> == 0.5f) return fmaf(s, tanh_approx(s), s);
+    else return activate_to<kSilu, T>(s);
+}
+
 // launch(std::true_type{}) with SiLU, launch(std::false_type{}) without: the kernel's
 // `kSilu` is `decltype(silu)::value` inside the launcher's lambda.
 template <typename Launch> inline auto with_silu(bool silu, Launch &&launch) {

@@ -219,11 +219,11 @@ template <typename T> __device__ inline void replace(uint32_t *words, int e, uin
 // padding row: 0; a bad row: NaN, reported by the caller that passes report).
 struct RowCheck {
     bool ok;
-    int64_t cache_seqlen;
+    int32_t cache_seqlen;
     float fill;
 };
 
-__device__ inline RowCheck check_row(const UpdateArgs &p, int64_t row, int slot, int64_t cache_seqlen,
+__device__ inline RowCheck check_row(const UpdateArgs &p, int64_t row, int slot, int32_t cache_seqlen,
                                     bool report) {
     if (slot < 0) return RowCheck{false, 0, 0.f};  // padding row
     const bool bad_slot = slot >= p.n_slots, bad_cache = cache_seqlen < 0;
@@ -238,7 +238,9 @@ __device__ inline RowCheck check_row(const UpdateArgs &p, int64_t row, int slot,
 __device__ inline int row_slot(const UpdateArgs &p, int64_t row) {
     return p.state_indices != nullptr ? p.state_indices[row] : (int)row;
 }
-__device__ inline int64_t row_cache_seqlen(const UpdateArgs &p, int64_t row) {
+// (32 bits as stored: widened to 64 at its load, the f32 circular kernels' x loads waited
+// for it ahead of x's layout branch, sm_90.)
+__device__ inline int32_t row_cache_seqlen(const UpdateArgs &p, int64_t row) {
     return p.cache_seqlens != nullptr ? p.cache_seqlens[row] : 0;
 }
 
@@ -481,6 +483,14 @@ __device__ inline void update_chunk(uint32_t (&words)[kUpdateGroupWords * kL],
     }
 }
 
+// Whether the grouped kernel loads the row's slot after x rather than before. Loaded before
+// x's layout branch, ptxas put the slot's select (`state_indices ? loaded : row`) ahead of
+// that branch in the f32 kernels, and x's loads waited there for the index's round trip
+// (sm_90). After x: f32 four tokens circular 17.48 -> 17.12 us with state_indices at
+// (256, 4096) on an H200, the other f32 rows level. The 16-bit kernels keep the slot first:
+// after x, their four-token rows ran 2-5% slower.
+template <typename T> constexpr bool kSlotAfterX = sizeof(T) == 4;
+
 // kSilu: the activation as a template argument (activation.h says why).
 template <typename T, int kWidth, int kL, int kChunk, bool kSilu>
 __global__ void HIPCONV_UPDATE_BOUNDS conv1d_update_grouped_kernel(UpdateArgs p, UpdatePlan plan) {
@@ -494,17 +504,19 @@ __global__ void HIPCONV_UPDATE_BOUNDS conv1d_update_grouped_kernel(UpdateArgs p,
     const int c0 = group * kChannels;
     const bool circular = p.cache_seqlens != nullptr;
 
-    const int slot = row_slot(p, row);
-
-    // Loads that need no slot first: the row's position, taps (kChannels*kWidth
-    // contiguous), bias and the first chunk of x; then the state.
-    const int64_t cache_seqlen = row_cache_seqlen(p, row);
+    // Loads that need no slot first: the row's position, taps (kChannels*kWidth contiguous),
+    // bias and the first chunk of x; then the state. The slot's load goes before x's for
+    // 16-bit types and after them for f32 (kSlotAfterX says why).
+    const int32_t cache_seqlen = row_cache_seqlen(p, row);
+    int slot = 0;
+    if constexpr (!kSlotAfterX<T>) slot = row_slot(p, row);
     const T *x_row = static_cast<const T *>(p.x) + row * p.x_batch_stride;
     T *y_row = static_cast<T *>(p.y) + row * p.y_batch_stride;
     uint32_t taps[kWords * kWidth], bias[kWords], words[kWords * kL], in[kChunk][kWords];
     load_words<kWords * kWidth>(true, static_cast<const T *>(p.w) + (int64_t)c0 * kWidth, taps);
     load_words<kWords>(p.bias != nullptr, static_cast<const T *>(p.bias) + c0, bias);
     load_tokens<T, kWords, kChunk>(x_row, p.x_seq_stride, plan.x_rows, c0, 0, min(kChunk, p.seqlen), in);
+    if constexpr (kSlotAfterX<T>) slot = row_slot(p, row);
 
     // The launcher checked that every slot's block of the group is aligned to its accesses.
     // The state is read wherever the slot is in range, so that its loads wait only for

@@ -14,8 +14,9 @@
 //   profile L D S: one launch (after a warm-up) of layout L (cf|cl), dtype D (f16|bf16|f32),
 //          SiLU S (0|1) at (8,4096,2048,4), for ncu --launch-skip 1 --launch-count 1.
 // `CASES=bench` or `CASES=check` runs only that part; `SHAPES="b,d,l,w ..."` benches those
-// shapes instead, `LAYOUTS=cf` (or cl) one layout. The library's bench (examples/bench)
-// is the number of record. Build here, run on the GPU (TREE = a copy of hip/):
+// shapes instead, `LAYOUTS=cf` (or cl) one layout, `GAP_KB=n` puts n KiB between each
+// set's x and y. The library's bench (examples/bench) is the number of record. Build
+// here, run on the GPU (TREE = a copy of hip/):
 //   for f in direct_channel_first direct_channel_last; do
 //     nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
 //       -I$TREE/include -I$TREE/common -I$TREE/conv1d -c $TREE/conv1d/$f.hip -o $f.o; done
@@ -151,8 +152,14 @@ template <typename T> void bench(bool cl, int B, int D, int L, int Wd, bool silu
     const int sets = 3;
     const size_t n = (size_t)B * D * L;
     std::vector<T *> xs(sets), ys(sets);
+    std::vector<void *> gaps(sets, nullptr);
+    // GAP_KB: a spacer of that many KiB allocated between each set's x and y (where the
+    // buffers lie against each other in the address space moves the rows' times).
+    const char *gap_kb = getenv("GAP_KB");
+    const size_t gap = gap_kb != nullptr ? (size_t)atol(gap_kb) * 1024 : 0;
     for (int s = 0; s < sets; ++s) {
         CK(cudaMalloc(&xs[s], n * sizeof(T)));
+        if (gap > 0) CK(cudaMalloc(&gaps[s], gap));
         CK(cudaMalloc(&ys[s], n * sizeof(T)));
         fill_random<<<1024, 256>>>(xs[s], n, 17u + s);
     }
@@ -177,6 +184,7 @@ template <typename T> void bench(bool cl, int B, int D, int L, int Wd, bool silu
     for (int s = 0; s < sets; ++s) {
         cudaFree(xs[s]);
         cudaFree(ys[s]);
+        if (gaps[s] != nullptr) cudaFree(gaps[s]);
     }
     cudaFree(dw);
     cudaFree(db);

@@ -5,6 +5,7 @@
 // channel-first, as examples/bench times them), each as the median of 8 rounds of 30
 // launches over rotating sets (x, y, state) past the 50 MB L2, and a hash of y and the
 // new state after one launch on fixed inputs, so that two builds can be compared bitwise.
+// INDICES=1 passes state_indices (the slots reversed), as the library's bench does.
 // The library's bench (examples/bench) is the number of record; this is for comparing
 // variants within one device call. Build here (UPDATE_DIR: the folder holding the
 // update.hip to measure) and run on the GPU:
@@ -41,15 +42,22 @@ void fill_random(std::vector<uint8_t> &v, int size) {
     }
 }
 
+// INDICES=1: slots through state_indices, in reversed order (as examples/bench times the rows).
+bool with_indices() {
+    const char *v = getenv("INDICES");
+    return v != nullptr && v[0] == '1';
+}
+
 template <typename T> void row(const char *name, int tokens, bool circular, bool silu) {
     const size_t xn = (size_t)kB * kD * tokens, sn = (size_t)kB * kD * kL;
     const int sets = std::max(2, (int)(150e6 / ((2 * xn + 2 * sn) * sizeof(T))));
     std::vector<T *> xs(sets), ys(sets), ss(sets);
     T *w, *bias;
-    int32_t *cache, *status;
+    int32_t *cache, *status, *indices;
     CK(cudaMalloc(&w, (size_t)kD * kW * sizeof(T)));
     CK(cudaMalloc(&bias, (size_t)kD * sizeof(T)));
     CK(cudaMalloc(&cache, kB * sizeof(int32_t)));
+    CK(cudaMalloc(&indices, kB * sizeof(int32_t)));
     CK(cudaMalloc(&status, 4 * sizeof(int32_t)));
     CK(cudaMemset(status, 0, 4 * sizeof(int32_t)));
     std::vector<uint8_t> hw((size_t)kD * kW * sizeof(T)), hb((size_t)kD * sizeof(T)), hx(xn * sizeof(T)),
@@ -61,6 +69,9 @@ template <typename T> void row(const char *name, int tokens, bool circular, bool
     CK(cudaMemcpy(w, hw.data(), hw.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(bias, hb.data(), hb.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(cache, hc.data(), kB * 4, cudaMemcpyHostToDevice));
+    std::vector<int32_t> reversed(kB);
+    for (int b = 0; b < kB; ++b) reversed[b] = kB - 1 - b;
+    CK(cudaMemcpy(indices, reversed.data(), kB * 4, cudaMemcpyHostToDevice));
     for (int r = 0; r < sets; ++r) {
         CK(cudaMalloc(&xs[r], xn * sizeof(T)));
         CK(cudaMalloc(&ys[r], xn * sizeof(T)));
@@ -76,6 +87,7 @@ template <typename T> void row(const char *name, int tokens, bool circular, bool
     p.conv.x_dim_stride = p.conv.y_dim_stride = tokens, p.conv.x_seq_stride = p.conv.y_seq_stride = 1;
     p.conv_state = nullptr, p.n_slots = kB, p.state_len = kL, p.cache_seqlens = circular ? cache : nullptr;
     p.status = status;
+    p.state_indices = with_indices() ? indices : nullptr;
     auto launch = [&](int r) {
         p.conv.x = xs[r], p.conv.y = ys[r], p.conv_state = ss[r];
         CK((cudaError_t)launch_conv1d_update<T>(p, 0));
@@ -102,11 +114,11 @@ template <typename T> void row(const char *name, int tokens, bool circular, bool
     }
     std::sort(ts.begin(), ts.end());
     const double bytes = (2.0 * xn + 2.0 * sn) * sizeof(T);
-    printf("update %-9s tokens %d %-4s %-5s %8.2f us  %7.1f GB/s  hash %016llx\n", circular ? "circular" : "shifting",
-           tokens, silu ? "silu" : "", name, ts[ts.size() / 2], bytes / ts[ts.size() / 2] / 1e3,
+    printf("update %-9s tokens %d %-4s %-5s %-7s %8.2f us  %7.1f GB/s  hash %016llx\n", circular ? "circular" : "shifting",
+           tokens, silu ? "silu" : "", name, with_indices() ? "indices" : "", ts[ts.size() / 2], bytes / ts[ts.size() / 2] / 1e3,
            (unsigned long long)hash);
     for (int r = 0; r < sets; ++r) cudaFree(xs[r]), cudaFree(ys[r]), cudaFree(ss[r]);
-    cudaFree(w), cudaFree(bias), cudaFree(cache), cudaFree(status);
+    cudaFree(w), cudaFree(bias), cudaFree(cache), cudaFree(status), cudaFree(indices);
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
 }
