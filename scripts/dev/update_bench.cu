@@ -114,9 +114,10 @@ template <typename T> void row(const char *name, int tokens, bool circular, bool
     }
     std::sort(ts.begin(), ts.end());
     const double bytes = (2.0 * xn + 2.0 * sn) * sizeof(T);
-    printf("update %-9s tokens %d %-4s %-5s %-7s %8.2f us  %7.1f GB/s  hash %016llx\n", circular ? "circular" : "shifting",
-           tokens, silu ? "silu" : "", name, with_indices() ? "indices" : "", ts[ts.size() / 2], bytes / ts[ts.size() / 2] / 1e3,
-           (unsigned long long)hash);
+    const double us = ts[ts.size() / 2];
+    printf("update %-9s tokens %d %-4s %-5s %-7s %8.2f us  %7.1f GB/s  hash %016llx\n",
+           circular ? "circular" : "shifting", tokens, silu ? "silu" : "", name, with_indices() ? "indices" : "", us,
+           bytes / us / 1e3, (unsigned long long)hash);
     for (int r = 0; r < sets; ++r) cudaFree(xs[r]), cudaFree(ys[r]), cudaFree(ss[r]);
     cudaFree(w), cudaFree(bias), cudaFree(cache), cudaFree(status), cudaFree(indices);
     CK(cudaEventDestroy(a));
