@@ -85,9 +85,10 @@ fn cases() -> Vec<(Shape, bool)> {
         // Grouped with channel groups of 8 (the implicit GEMM's 16-byte gathers per group).
         (Shape::new(1, 16, 32, [3, 5, 6], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), true),
         // The implicit GEMM's tap-run path (cin_g a multiple of 32): k-tiles of 64 over taps of
-        // 96 channels (a tile straddling two taps), of 32 (two taps per tile), grouped,
-        // strided and dilated, and a cout past one co tile (96 channels with a 3³ kernel, k = 2592:
-        // f32_stays_f32_accurate_over_long_reductions).
+        // 96 channels (a tile straddling two taps; on Hopper in 16 bits A by two TMA im2col
+        // boxes of 32 channels a k-tile, as for the 32-channel cases below without frames), of
+        // 32 (two taps per tile), grouped, strided and dilated, and a cout past one co tile (96
+        // channels with a 3³ kernel, k = 2592: f32_stays_f32_accurate_over_long_reductions).
         (Shape::new(1, 96, 40, [3, 5, 7], [2, 1, 3]).padding(Padding::Causal), true),
         (
             Shape::new(2, 64, 64, [4, 6, 5], [3, 3, 3])
@@ -440,7 +441,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // direct path (few taps; its register-slab kernel with 9 and 3 slabs in NCDHW, its
     // staged-strip kernel with 8 and 3 output channels in NDHWC) and shared-memory path,
     // ImplicitGemm's tap-run path (cin_g a multiple of 32; on Hopper the wgmma kernel, its
-    // widest co tile, then A by TMA im2col boxes), 16-byte path and element path, the
+    // widest co tile with A by two 32-channel TMA im2col boxes a k-tile, then A by one
+    // 64-channel box), 16-byte path and element path, the
     // explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16: NDHWC on Hopper's diagonal-operand
     // kernel, and [3, 7, 9] its stride-2 form; the [2, 3, 2] kernel and the 3-channel (3, 1, 1)

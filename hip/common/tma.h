@@ -88,7 +88,8 @@ inline bool encode_tile_map(CUtensorMap *map, const void *base, bool bf16, uint6
 // 1: h, 2: d). Output position (n, od, oh, ow) of the convolution starts its filter window
 // at input (n, lower[2] + od * stride[2], lower[1] + oh * stride[1], lower[0] + ow *
 // stride[0]); a box walks `pixels` output positions from a given one, w fastest, then h, d
-// and n, each position's 64 channels from (its window's start + the tap's offset).
+// and n, each position's box channels (64 or 32) from (its window's start + the tap's
+// offset).
 struct Im2colGeometry {
     uint64_t dims[5];     // c, w, h, d, n
     uint64_t strides[4];  // elements between consecutive w, h, d, n (c: 1)
@@ -97,14 +98,16 @@ struct Im2colGeometry {
     int stride[3];
 };
 
-// The im2col map of `base` (16-bit elements, `bf16` picks the type): boxes of 64 channels x
-// `pixels` positions with the 128-byte swizzle, elements outside the tensor read as zeros.
+// The im2col map of `base` (16-bit elements, `bf16` picks the type): boxes of `channels` (64:
+// 128-byte rows, 128-byte swizzle; 32: 64-byte rows, 64-byte swizzle) x `pixels` positions,
+// elements outside the tensor read as zeros.
 // False where TMA cannot read it (no encoder, a base not 16-byte aligned, a stride not a
 // multiple of 16 bytes, corners out of the encoder's range): the caller takes another path.
 inline bool encode_im2col_map(CUtensorMap *map, const void *base, bool bf16, const Im2colGeometry &g,
-                              uint32_t pixels) {
+                              uint32_t pixels, uint32_t channels) {
     const PFN_cuTensorMapEncodeIm2col_v12000 encode = im2col_map_encoder();
-    if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0 || pixels == 0 || pixels > 256)
+    if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0 || pixels == 0 || pixels > 256 ||
+        (channels != 64 && channels != 32))
         return false;
     cuuint64_t dims[5], strides[4];
     for (int a = 0; a < 5; ++a) dims[a] = g.dims[a];
@@ -122,8 +125,10 @@ inline bool encode_im2col_map(CUtensorMap *map, const void *base, bool bf16, con
         element_strides[a + 1] = (cuuint32_t)g.stride[a];
     }
     return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
-                  const_cast<void *>(base), dims, strides, lower, upper, 64, pixels, element_strides,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  const_cast<void *>(base), dims, strides, lower, upper, channels, pixels, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  channels == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 

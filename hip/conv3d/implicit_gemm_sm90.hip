@@ -23,20 +23,25 @@
  *   A: where x is read by an im2col tensor map (kTmaAB: cin_g a multiple of 64, so that a
  *      k-tile is 64 channels of one tap; no initial frames): one TMA box a k-tile, the 256
  *      positions' 64 channels at the k-tile's tap, issued by thread 0 (tma.h; positions in
- *      the padding and past the tensor read as zeros). Otherwise cp.async, four threads per
- *      row exactly as the tap-run kernel (q = t % 4: half q / 2 of the k-tile, its chunks
- *      q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per thread, no division in the loop).
- *   B: where w is dense along k (kTmaB, kTmaAB): one TMA box of the 2-D view w[cout][k_g] a
+ *      the padding and past the tensor read as zeros). kTmaABHalves (cin_g a multiple of 32
+ *      only, e.g. 96: a k-tile straddles two taps): two boxes of 32 channels, each at its
+ *      own tap, into A's two halves [256][32] (k 0-31, then 32-63), 64-byte rows in the
+ *      64-byte swizzle (wgmma.h's descriptor_64b: 512-byte groups). Otherwise cp.async,
+ *      four threads per row exactly as the tap-run kernel (q = t % 4: half q / 2 of the
+ *      k-tile, its chunks q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per thread, no
+ *      division in the loop).
+ *   B: where w is dense along k (kTmaB, kTmaAB, kTmaABHalves): one TMA box of the 2-D view w[cout][k_g] a
  *      k-tile, issued by thread 0; otherwise cp.async as A (rows t/4 + 64 j).
  *   The boxes of a k-tile (A's and B's) are counted on the stage's mbarrier; they land in
  *   the same swizzle as the copies.
  *
- * Pipeline per k-tile kt (A copies kStages - 2 k-tiles ahead, boxes kBAhead):
+ * Pipeline per k-tile kt (A copies kStages - 2 k-tiles ahead, boxes kAhead: kBAhead, or
+ * kStages - 2 for kTmaABHalves):
  *   wait for k-tile kt's copies; fence them to the async proxy; barrier; kTmaB: wait for
  *   the stage's mbarrier
  *   issue 4 k-steps x 2 halves of wgmma on stage kt; commit
- *   issue the copies of k-tile kt + kStages - 2 and the boxes of kt + kBAhead (into stages
- *   that k-tiles kt - 2 and kt + kBAhead - kStages used: their wgmma finished before every
+ *   issue the copies of k-tile kt + kStages - 2 and the boxes of kt + kAhead (into stages
+ *   that k-tiles kt - 2 and kt + kAhead - kStages used: their wgmma finished before every
  *   thread's wait at kt - 1, which precedes this barrier)
  *   wait until k-tile kt's wgmma batch is the only one in flight
  * so the copies are issued while the tensor cores run.
@@ -111,15 +116,17 @@ template <int BN> struct IgWgmmaConfig {
 };
 
 // How a launch loads its operands: both by cp.async, B by TMA (w dense along k), or both by
-// TMA (A through x's im2col map as well).
-enum class OperandLoads { kCopies, kTmaB, kTmaAB };
+// TMA (A through x's im2col map as well: a k-tile's A one box of 64 channels, or where cin_g
+// is a multiple of 32 but not of 64 two boxes of 32 channels, kTmaABHalves).
+enum class OperandLoads { kCopies, kTmaB, kTmaAB, kTmaABHalves };
 
-// Thread 0's walk over the k-tiles' taps where A is loaded by TMA: the k-tile's first
-// channel within the group and its tap (kd, kh, kw); a k-tile is 64 channels of one tap.
+// Thread 0's walk over the k-tiles' taps where A is loaded by TMA: the next box's first
+// channel within the group and its tap (kd, kh, kw); a box is 64 (or 32, kTmaABHalves)
+// channels of one tap.
 struct BoxTap {
     int c, kw, kh, kd;
-    __device__ void advance(const hipconv_conv3d_params &p, int cin_g) {
-        c += 64;
+    __device__ void advance(const hipconv_conv3d_params &p, int cin_g, int channels) {
+        c += channels;
         if (c < cin_g) return;
         c = 0;
         if (++kw < p.kernel[2]) return;
@@ -216,7 +223,13 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 #if HIPCONV_HAS_WGMMA
     typedef IgWgmmaConfig<BN> Cfg;
     constexpr bool kTmaB = kLoads != OperandLoads::kCopies;
-    constexpr bool kTmaA = kLoads == OperandLoads::kTmaAB;
+    constexpr bool kTmaA = kLoads == OperandLoads::kTmaAB || kLoads == OperandLoads::kTmaABHalves;
+    // kTmaABHalves: a stage's A is two [256][32] boxes (k 0-31, then 32-63), 64-byte swizzle.
+    constexpr bool kHalves = kLoads == OperandLoads::kTmaABHalves;
+    constexpr int kAHalfBytes = Cfg::kBM * wgmma::kRowBytes64;
+    // k-tiles of boxes in flight: kTmaABHalves as many as the stages allow (3 at 5 stages; v56:
+    // its warps waited at the stage's mbarrier for 57% of their stall samples with 2).
+    constexpr int kAhead = kHalves ? Cfg::kStages - 2 : Cfg::kBAhead;
     constexpr int kStages = Cfg::kStages;
     constexpr int kAcc = BN / 2;
     extern __shared__ __align__(1024) unsigned char ig_wgmma_shared[];
@@ -291,12 +304,18 @@ __global__ void __launch_bounds__(kIgThreads, 1)
                 tma::arrive_expect_bytes(&b_landed[s], ((kTmaA ? Cfg::kBM : 0) + BN) * wgmma::kRowBytes);
                 tma::load_tile(stage + Cfg::kBM * wgmma::kRowBytes, &w_map, kt * Cfg::kBK, b_row, &b_landed[s]);
                 if constexpr (kTmaA) {
-                    tma::load_im2col(stage, &x_map, walk_group * cin_g + a_tap.c,
-                                     a_start.ow * p.stride[2] - p.pad[2], a_start.oh * p.stride[1] - p.pad[1],
-                                     a_start.od * p.stride[0] - p.pad[0], a_start.n,
-                                     (uint16_t)(a_tap.kw * p.dilation[2]), (uint16_t)(a_tap.kh * p.dilation[1]),
-                                     (uint16_t)(a_tap.kd * p.dilation[0]), &b_landed[s]);
-                    a_tap.advance(p, cin_g);
+#pragma unroll
+                    for (int half = 0; half < (kHalves ? 2 : 1); ++half) {
+                        // Past the kernel's last tap (the second half of the last k-tile where
+                        // k_g % 64 == 32): a box from batch p.batch, all zeros (B is zero there too).
+                        const bool past = a_tap.kd >= p.kernel[0];
+                        tma::load_im2col(stage + half * kAHalfBytes, &x_map, walk_group * cin_g + a_tap.c,
+                                         a_start.ow * p.stride[2] - p.pad[2], a_start.oh * p.stride[1] - p.pad[1],
+                                         a_start.od * p.stride[0] - p.pad[0], past ? p.batch : a_start.n,
+                                         (uint16_t)(a_tap.kw * p.dilation[2]), (uint16_t)(a_tap.kh * p.dilation[1]),
+                                         (uint16_t)(past ? 0 : a_tap.kd * p.dilation[0]), &b_landed[s]);
+                        a_tap.advance(p, cin_g, kHalves ? 32 : 64);
+                    }
                 }
             }
         }
@@ -334,7 +353,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             if (s < kt_count) load_tile(s);
             copy_commit();
         }
-        for (int kt = 0; kt < Cfg::kBAhead && kt < kt_count; ++kt) load_b(kt);
+        for (int kt = 0; kt < kAhead && kt < kt_count; ++kt) load_b(kt);
     };
 
     // Accumulators straight to y, where y is channel-last with 16-byte aligned positions:
@@ -360,7 +379,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
                 b_parity ^= 1u << read_stage;
             }
             const unsigned char *stage = smem + read_stage * Cfg::kStageBytes;
-            const unsigned char *a = stage + warpgroup * 128 * wgmma::kRowBytes;
+            const unsigned char *a = stage + warpgroup * 128 * (kHalves ? wgmma::kRowBytes64 : wgmma::kRowBytes);
             const unsigned char *b = stage + Cfg::kBM * wgmma::kRowBytes;
             wgmma::fence_operands(acc[0]);
             wgmma::fence_operands(acc[1]);
@@ -369,14 +388,18 @@ __global__ void __launch_bounds__(kIgThreads, 1)
             for (int step = 0; step < Cfg::kBK / 16; ++step) {
                 const uint64_t b_desc = wgmma::descriptor(b, step * 32);
 #pragma unroll
-                for (int h = 0; h < 2; ++h)
-                    wgmma::m64k16<BN>::template run<T>(
-                        acc[h], wgmma::descriptor(a + h * 64 * wgmma::kRowBytes, step * 32), b_desc);
+                for (int h = 0; h < 2; ++h) {
+                    const uint64_t a_desc =
+                        kHalves ? wgmma::descriptor_64b(a + (step / 2) * kAHalfBytes + h * 64 * wgmma::kRowBytes64,
+                                                        (step % 2) * 32)
+                                : wgmma::descriptor(a + h * 64 * wgmma::kRowBytes, step * 32);
+                    wgmma::m64k16<BN>::template run<T>(acc[h], a_desc, b_desc);
+                }
             }
             wgmma::commit();
             if (kt + kStages - 2 < kt_count) load_tile(write_stage);
             copy_commit();
-            if (kt + Cfg::kBAhead < kt_count) load_b(kt + Cfg::kBAhead);
+            if (kt + kAhead < kt_count) load_b(kt + kAhead);
             wgmma::wait<1>();
             wgmma::fence_operands(acc[0]);
             wgmma::fence_operands(acc[1]);
@@ -451,12 +474,12 @@ bool tma_allowed() {
     return allowed;
 }
 
-// x's im2col map, where A's k-tiles can be TMA boxes: 64 channels of one tap (cin_g a
-// multiple of 64), x channels-last, no initial frames (the padding reads as zeros), and a
-// geometry the encoder takes (corners within its range). False otherwise.
+// x's im2col map, where A's k-tiles can be TMA boxes of `channels` (64 or 32) channels of
+// one tap (cin_g a multiple of them), x channels-last, no initial frames (the padding reads
+// as zeros), and a geometry the encoder takes (corners within its range). False otherwise.
 inline bool encode_x_im2col_map(CUtensorMap *map, const hipconv_conv3d_params &p, int64_t cin_g, bool bf16,
-                                uint32_t positions) {
-    if (p.initial_frames != nullptr || cin_g % 64 != 0 || p.x_stride[1] != 1) return false;
+                                uint32_t positions, uint32_t channels) {
+    if (p.initial_frames != nullptr || cin_g % channels != 0 || p.x_stride[1] != 1) return false;
     tma::Im2colGeometry g{};
     g.dims[0] = (uint64_t)p.cin;
     g.dims[4] = (uint64_t)p.batch;
@@ -469,7 +492,7 @@ inline bool encode_x_im2col_map(CUtensorMap *map, const hipconv_conv3d_params &p
         g.out[a] = p.out[axis];
         g.stride[a] = p.stride[axis];
     }
-    return tma::encode_im2col_map(map, p.x, bf16, g, positions);
+    return tma::encode_im2col_map(map, p.x, bf16, g, positions, channels);
 }
 
 template <typename T, int BN, OperandLoads kLoads>
@@ -496,11 +519,16 @@ hipconv_status_t launch_wgmma_tile(const hipconv_conv3d_params &p, IgGeometry ge
     const bool w_box = tma_allowed() && weights_dense_along_k(p, geo.cin_g) &&
                        tma::encode_tile_map(&w_map, p.w, kBf16, (uint64_t)geo.k_g, (uint64_t)p.cout,
                                             (uint64_t)p.w_stride[0], BN);
-    // A and B by TMA wherever x has an im2col map; B alone where it measured faster (v44:
-    // the VAE 96ch row -6%, 384ch -7%): the 128-wide co tile (4 stages, 2 k-tiles of B
-    // ahead) measured 2% slower with B alone at the U-Net 128ch row and keeps the copies.
-    if (w_box && encode_x_im2col_map(&x_map, p, geo.cin_g, kBf16, Cfg::kBM))
+    // A and B by TMA wherever x has an im2col map: boxes of 64 channels, or of 32 where cin_g
+    // is a multiple of 32 only (v56, H200: the VAE 96ch row 2198-2204 -> 2026-2028 us against
+    // A's copies, with 3 k-tiles of boxes ahead; on the H100 (v45) -0.5% with 2); B alone
+    // where it measured faster (v44: the VAE 96ch row -6%, 384ch -7%): the 128-wide co tile
+    // (4 stages, 2 k-tiles of B ahead) measured 2% slower with B alone at the U-Net 128ch row
+    // and keeps the copies.
+    if (w_box && encode_x_im2col_map(&x_map, p, geo.cin_g, kBf16, Cfg::kBM, 64))
         return launch_wgmma_kernel<T, BN, OperandLoads::kTmaAB>(p, geo, w_map, x_map, stream);
+    if (w_box && encode_x_im2col_map(&x_map, p, geo.cin_g, kBf16, Cfg::kBM, 32))
+        return launch_wgmma_kernel<T, BN, OperandLoads::kTmaABHalves>(p, geo, w_map, x_map, stream);
     if (w_box && BN != 128) return launch_wgmma_kernel<T, BN, OperandLoads::kTmaB>(p, geo, w_map, x_map, stream);
     return launch_wgmma_kernel<T, BN, OperandLoads::kCopies>(p, geo, w_map, x_map, stream);
 }

@@ -34,6 +34,7 @@ namespace wgmma {
 
 constexpr int kRowBytes = 128;    // one row of a k-tile: 64 16-bit elements
 constexpr int kGroupBytes = 1024;  // 8 rows: one period of the swizzle
+constexpr int kRowBytes64 = 64;    // a row of a 64-byte-swizzled tile: 32 16-bit elements
 
 // Byte offset of chunk c (16 bytes) of row r in a swizzled tile.
 __host__ __device__ constexpr int swizzled(int r, int c) { return r * kRowBytes + ((c ^ (r & 7)) << 4); }
@@ -46,6 +47,17 @@ __device__ inline uint64_t descriptor(const void *tile, int k_bytes) {
     d |= (uint64_t)1 << 16;                               // leading byte offset (unused: swizzled K-major)
     d |= (uint64_t)(kGroupBytes >> 4) << 32;              // stride byte offset: next 8-row group
     d |= (uint64_t)1 << 62;                               // 128-byte swizzle
+    return d;
+}
+
+// The descriptor of a K-major 64-byte-swizzled tile (rows of 32 elements, 8-row groups of
+// 512 bytes, chunk c of row r at c ^ ((r / 2) % 4)) at `tile` (+ k_bytes along the row).
+__device__ inline uint64_t descriptor_64b(const void *tile, int k_bytes) {
+    const uint32_t address = (uint32_t)__cvta_generic_to_shared(tile) + (uint32_t)k_bytes;
+    uint64_t d = (uint64_t)((address & 0x3FFFF) >> 4);  // start address, bits 0-13
+    d |= (uint64_t)1 << 16;                               // leading byte offset (unused: swizzled K-major)
+    d |= (uint64_t)((8 * kRowBytes64) >> 4) << 32;        // stride byte offset: next 8-row group
+    d |= (uint64_t)2 << 62;                               // 64-byte swizzle
     return d;
 }
 

@@ -182,6 +182,8 @@ int main(int argc, char **argv) {
         {"ndhwc 72 ch pad 2", 2, 72, 5, 9, 11, {1, 2, 2}, true, false, true, true, false, false},
         {"ndhwc 7x7 frames bf16", 3, 136, 6, 7, 7, {2, 1, 1}, true, true, true, false, true, false},
         {"ndhwc valid", 2, 64, 6, 8, 32, {0, 0, 0}, true, false, false, false, false, false},
+        {"ndhwc 17 rows 9 columns", 2, 32, 4, 17, 9, {1, 1, 1}, true, false, true, true, false, false},
+        {"ndhwc 20x36 frames bf16", 1, 48, 5, 20, 36, {2, 1, 1}, true, true, true, false, true, false},
         {"ndhwc 28x28 192ch", 8, 192, 16, 28, 28, {1, 1, 1}, true, false, false, false, false, true},
         {"ndhwc stride 2", 2, 64, 5, 9, 11, {1, 1, 1}, true, false, true, true, false, false, 2},
         {"ndhwc stride 2 frames bf16", 1, 136, 6, 17, 20, {2, 1, 1}, true, true, true, false, true, false, 2},
