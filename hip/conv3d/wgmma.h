@@ -1,7 +1,7 @@
 /*
  * Hopper warpgroup MMA (wgmma, sm_90a only) for the conv3d implicit GEMM: shared-memory
- * descriptors of 128-byte-swizzled K-major tiles, and the fence / commit / wait around the
- * asynchronous instructions (wgmma_ops.h has the instructions themselves).
+ * descriptors of 128-byte- (and 64-byte-) swizzled K-major tiles, and the fence / commit /
+ * wait around the asynchronous instructions (wgmma_ops.h has the instructions themselves).
  *
  * Tile layout (both operands K-major, 16-bit elements): a row of 64 elements of k is 128
  * bytes; its 16-byte chunk c is stored at chunk c ^ (row % 8), so the 8 rows of a 1024-byte
@@ -11,7 +11,10 @@
  *   row r, chunk c  ->  byte r * 128 + ((c ^ (r & 7)) * 16)
  *
  * A descriptor names a tile's start (+32 bytes per k-step of 16 within the 128-byte row),
- * the 1024-byte stride between 8-row groups, and the 128-byte swizzle.
+ * the 1024-byte stride between 8-row groups, and the 128-byte swizzle. The implicit GEMM's
+ * A halves (32 elements of k, where TMA boxes of 32 channels fill them) use the 64-byte form
+ * (descriptor_64b): rows of 64 bytes, chunk c of row r at c ^ ((r / 2) % 4), 8-row groups of
+ * 512 bytes.
  *
  * Accumulators of m64nNk16 (a warpgroup of 128 threads; warp w = t / 32 of the group, lane
  * l, g = l / 4, q = l % 4): d[4j + r], j < N/8, is C(16w + g + 8(r / 2), 8j + 2q + r % 2).
