@@ -26,7 +26,7 @@
  *      the padding and past the tensor read as zeros). kTmaABHalves (cin_g a multiple of 32
  *      only, e.g. 96: a k-tile straddles two taps): two boxes of 32 channels, each at its
  *      own tap, into A's two halves [256][32] (k 0-31, then 32-63), 64-byte rows in the
- *      64-byte swizzle (wgmma.h's descriptor_64b: 512-byte groups). Otherwise cp.async,
+ *      64-byte swizzle (wgmma.h's descriptor<kRowBytes64>: 512-byte groups). Otherwise cp.async,
  *      four threads per row exactly as the tap-run kernel (q = t % 4: half q / 2 of the
  *      k-tile, its chunks q % 2 and q % 2 + 2; rows t/4 + 64 i; a TapWalk per thread, no
  *      division in the loop).
@@ -390,7 +390,7 @@ __global__ void __launch_bounds__(kIgThreads, 1)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     const uint64_t a_desc =
-                        kHalves ? wgmma::descriptor_64b(a + (step / 2) * kAHalfBytes + h * 64 * wgmma::kRowBytes64,
+                        kHalves ? wgmma::descriptor<wgmma::kRowBytes64>(a + (step / 2) * kAHalfBytes + h * 64 * wgmma::kRowBytes64,
                                                         (step % 2) * 32)
                                 : wgmma::descriptor(a + h * 64 * wgmma::kRowBytes, step * 32);
                     wgmma::m64k16<BN>::template run<T>(acc[h], a_desc, b_desc);

@@ -13,7 +13,7 @@
  * A descriptor names a tile's start (+32 bytes per k-step of 16 within the 128-byte row),
  * the 1024-byte stride between 8-row groups, and the 128-byte swizzle. The implicit GEMM's
  * A halves (32 elements of k, where TMA boxes of 32 channels fill them) use the 64-byte form
- * (descriptor_64b): rows of 64 bytes, chunk c of row r at c ^ ((r / 2) % 4), 8-row groups of
+ * (descriptor<kRowBytes64>): rows of 64 bytes, chunk c of row r at c ^ ((r / 2) % 4), 8-row groups of
  * 512 bytes.
  *
  * Accumulators of m64nNk16 (a warpgroup of 128 threads; warp w = t / 32 of the group, lane
@@ -43,24 +43,16 @@ constexpr int kRowBytes64 = 64;    // a row of a 64-byte-swizzled tile: 32 16-bi
 __host__ __device__ constexpr int swizzled(int r, int c) { return r * kRowBytes + ((c ^ (r & 7)) << 4); }
 
 #if HIPCONV_HAS_WGMMA
-// The descriptor of a K-major 128-byte-swizzled tile at `tile` (+ k_bytes along the row).
-__device__ inline uint64_t descriptor(const void *tile, int k_bytes) {
+// The descriptor of a K-major tile at `tile` (+ k_bytes along the row) swizzled over its
+// kRow-byte rows: 128 (the default: chunk c of row r at c ^ (r % 8), 8-row groups of 1024
+// bytes) or 64 (chunk c of row r at c ^ ((r / 2) % 4), 8-row groups of 512 bytes).
+template <int kRow = kRowBytes> __device__ inline uint64_t descriptor(const void *tile, int k_bytes) {
+    static_assert(kRow == kRowBytes || kRow == kRowBytes64, "128- or 64-byte swizzle");
     const uint32_t address = (uint32_t)__cvta_generic_to_shared(tile) + (uint32_t)k_bytes;
     uint64_t d = (uint64_t)((address & 0x3FFFF) >> 4);  // start address, bits 0-13
     d |= (uint64_t)1 << 16;                               // leading byte offset (unused: swizzled K-major)
-    d |= (uint64_t)(kGroupBytes >> 4) << 32;              // stride byte offset: next 8-row group
-    d |= (uint64_t)1 << 62;                               // 128-byte swizzle
-    return d;
-}
-
-// The descriptor of a K-major 64-byte-swizzled tile (rows of 32 elements, 8-row groups of
-// 512 bytes, chunk c of row r at c ^ ((r / 2) % 4)) at `tile` (+ k_bytes along the row).
-__device__ inline uint64_t descriptor_64b(const void *tile, int k_bytes) {
-    const uint32_t address = (uint32_t)__cvta_generic_to_shared(tile) + (uint32_t)k_bytes;
-    uint64_t d = (uint64_t)((address & 0x3FFFF) >> 4);  // start address, bits 0-13
-    d |= (uint64_t)1 << 16;                               // leading byte offset (unused: swizzled K-major)
-    d |= (uint64_t)((8 * kRowBytes64) >> 4) << 32;        // stride byte offset: next 8-row group
-    d |= (uint64_t)2 << 62;                               // 64-byte swizzle
+    d |= (uint64_t)((8 * kRow) >> 4) << 32;               // stride byte offset: next 8-row group
+    d |= (uint64_t)(kRow == kRowBytes ? 1 : 2) << 62;     // 128- or 64-byte swizzle
     return d;
 }
 
