@@ -121,9 +121,11 @@ fn cases() -> Vec<(Shape, bool)> {
         // of 8): a partial tile on both of its axes (72 of 64 + 64 rows, 40 of 64 columns).
         (Shape::new(1, 72, 40, [2, 4, 5], [3, 3, 3]).padding(sym([1, 1, 1])), true),
         // ImplicitGemm's halo-tile kernel (16-bit, 32 channels in, at most 32 out, stride 1;
-        // output tiles of 2 x 8 x 16): partial tiles on every axis with cout 24, a 1x3x3
-        // kernel dilated on h and w, and causal padding over whole tiles.
+        // output tiles of 2 x 8 x 16): partial tiles on every axis with cout 24, cout 13 (NDHWC
+        // y from registers: one 16-byte run and one of 5 elements a position), a 1x3x3 kernel
+        // dilated on h and w, and causal padding over whole tiles.
         (Shape::new(2, 32, 24, [5, 11, 19], [3, 3, 3]).padding(sym([1, 1, 1])), true),
+        (Shape::new(1, 32, 13, [3, 10, 18], [3, 3, 3]).padding(sym([1, 1, 1])), true),
         (Shape::new(1, 32, 32, [3, 9, 33], [1, 3, 3]).dilation([1, 2, 2]).padding(sym([0, 2, 2])), false),
         (Shape::new(1, 32, 32, [4, 8, 16], [3, 3, 3]).padding(Padding::Causal), true),
         // Tiled's register-slab kernel (NCDHW): 6 of its 9 slabs live, depth stride and

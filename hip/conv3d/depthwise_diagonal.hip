@@ -76,6 +76,7 @@ namespace {
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kChannels = 8 * kWarps;  // 64: one 128-byte line a position
+constexpr CUtensorMapSwizzle kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
 constexpr int kPositions = 8;          // output positions along w a block
 constexpr int kStages = 4;
 constexpr int kLine = 2 * kChannels;  // bytes a position
@@ -330,29 +331,6 @@ __global__ void __launch_bounds__(kThreads, 2)
 #endif
 }
 
-// The 5-D tile map of a channels-last tensor at `base` ([n][d][h][w][c] by `stride` in
-// conv3d's axis order: n, c, d, h, w; c stride 1) read in boxes of 64 channels x `box_w` x
-// `box_h`, 128-byte swizzle. False where TMA cannot take it.
-bool encode_channels_last_map(CUtensorMap *map, const void *base, bool bf16, int64_t n, int64_t c, const int (&dhw)[3],
-                              const int64_t (&stride)[5], uint32_t box_w, uint32_t box_h) {
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = tma::tile_map_encoder();
-    if (encode == nullptr || stride[1] != 1 || (reinterpret_cast<uintptr_t>(base) & 15) != 0) return false;
-    const cuuint64_t dims[5] = {(cuuint64_t)c, (cuuint64_t)dhw[2], (cuuint64_t)dhw[1], (cuuint64_t)dhw[0],
-                                (cuuint64_t)n};
-    const int64_t byte_strides[4] = {2 * stride[4], 2 * stride[3], 2 * stride[2], 2 * stride[0]};
-    cuuint64_t strides[4];
-    for (int a = 0; a < 4; ++a) {
-        if (byte_strides[a] <= 0 || byte_strides[a] % 16 != 0) return false;
-        strides[a] = (cuuint64_t)byte_strides[a];
-    }
-    const cuuint32_t box[5] = {kChannels, box_w, box_h, 1, 1};
-    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
-    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
-                  const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 template <typename T, bool kSilu, int kStride>
 hipconv_status_t launch_kernel(const hipconv_conv3d_params &p, const DiagonalGeometry &g, int64_t blocks,
                                const CUtensorMap &x_map, const CUtensorMap &f_map, const CUtensorMap &y_map,
@@ -373,14 +351,17 @@ bool launch_stride(const hipconv_conv3d_params &p, hipStream_t stream, hipconv_s
     using Tile = DiagonalTile<kStride>;
     constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
     CUtensorMap x_map{}, f_map{}, y_map{};
-    if (!encode_channels_last_map(&x_map, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, Tile::kInPositions,
-                                  Tile::kInRows) ||
-        !encode_channels_last_map(&y_map, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride, kPositions, Tile::kRows))
+    if (!tma::encode_channels_last_map(&x_map, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride,
+                                       {kChannels, Tile::kInPositions, Tile::kInRows, 1}, kSwizzle) ||
+        !tma::encode_channels_last_map(&y_map, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride,
+                                       {kChannels, kPositions, Tile::kRows, 1}, kSwizzle))
         return false;
     if (p.initial_frames != nullptr) {
         const int frame_dims[3] = {p.pad[0], p.in[1], p.in[2]};
-        if (p.pad[0] == 0 || !encode_channels_last_map(&f_map, p.initial_frames, kBf16, p.batch, p.cin, frame_dims,
-                                                       p.initial_stride, Tile::kInPositions, Tile::kInRows))
+        if (p.pad[0] == 0 || !tma::encode_channels_last_map(&f_map, p.initial_frames, kBf16, p.batch, p.cin, frame_dims,
+                                                            p.initial_stride,
+                                                            {kChannels, Tile::kInPositions, Tile::kInRows, 1},
+                                                            kSwizzle))
             return false;
     }
     DiagonalGeometry g{};

@@ -166,8 +166,9 @@ __device__ inline const T *a_row_source(const hipconv_conv3d_params &p, const AR
 bool device_runs_sm90a();
 
 // Whether conv3d's Hopper kernels may use TMA (the default): HIPCONV_CONV3D_TMA=0 in the
-// environment makes the wgmma kernel copy A and B by every thread and leaves Depthwise's
-// diagonal-operand kernel out, for comparison. Read once per process.
+// environment makes the wgmma kernel copy A and B by every thread, the halo-tile kernel
+// copy its halos by every thread, and leaves Depthwise's diagonal-operand kernel out, for
+// comparison. Read once per process.
 bool tma_allowed();
 
 // The Hopper kernel (implicit_gemm_sm90.hip), T __half or hipconv_bf16: x and w with
