@@ -75,6 +75,7 @@
 #include "implicit_gemm.h"
 #include "launch.h"
 #include "matrix_core.h"
+#include "output_tile.h"
 #include "tma.h"
 
 namespace hipconv {
@@ -216,30 +217,11 @@ __device__ inline void multiply_taps_kh3(const hipconv_conv3d_params &p, const H
 }
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-// Lane q of each quad holds words w[0..3] (index 2s + h: row g + 8s, n-half h, the lane's
-// channel pair q); afterwards w[k] is lane k's word of index q: a 4 x 4 transpose across
-// the quad, one shuffle round per index bit.
-__device__ inline void transpose_quad(uint32_t (&w)[4], int q) {
-#pragma unroll
-    for (int b = 1; b <= 2; b *= 2) {
-        const bool upper = (q & b) != 0;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            if ((j & b) != 0) continue;
-            const uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? w[j] : w[j | b], b);
-            if (upper)
-                w[j] = got;
-            else
-                w[j | b] = got;
-        }
-    }
-}
-
 // A wave's accumulators straight to a channel-last y (no shared memory): per accumulator a
-// lane's values + bias, activated and rounded to four 16-bit pairs (rows g and g + 8 of the
-// row's 16 positions, n-halves 0 and 1, channel pair q), then transpose_quad, after which
-// lane (g, q) holds the 8 channels 8 (q % 2) .. + 7 of position g + 8 (q / 2): one 16-byte
-// store where y allows (h.vector, 8 channels below cout), elements otherwise.
+// lane's values + bias, activated and rounded to four 16-bit pairs (word 2s + h: row g + 8s
+// of the row's 16 positions, n-half h, channel pair q), then transpose_quad (output_tile.h),
+// after which lane (g, q) holds the 8 channels 8 (q % 2) .. + 7 of position g + 8 (q / 2):
+// one 16-byte store where y allows (h.vector, 8 channels below cout), elements otherwise.
 template <typename T>
 __device__ inline void store_channel_last(const hipconv_conv3d_params &p, const HaloGeometry &h,
                                           const float *bias_smem, const mc::Acc (&acc)[kRowsPerWave][kWaveCoSteps],

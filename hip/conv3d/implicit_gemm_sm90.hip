@@ -181,22 +181,7 @@ __device__ inline void store_accumulators(const OutputView &o, const float (&acc
                 pairs[jj] = element_bits(from_float<T>(activate_fast(v0, o.silu != 0))) |
                             element_bits(from_float<T>(activate_fast(v1, o.silu != 0))) << 16;
             }
-            // The quad's 4 x 4 matrix pairs[jj] of lane q transposed in two exchange steps
-            // (bit 0, then bit 1 of q ^ jj): lane q ends with pair jj of j = 4 j4 + q.
-#pragma unroll
-            for (int bit = 1; bit <= 2; bit *= 2) {
-                const bool upper = (q & bit) != 0;
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    if (c & bit) continue;
-                    const uint32_t send = upper ? pairs[c] : pairs[c + bit];
-                    const uint32_t got = __shfl_xor_sync(0xffffffffu, send, bit);
-                    if (upper)
-                        pairs[c] = got;
-                    else
-                        pairs[c + bit] = got;
-                }
-            }
+            transpose_quad(pairs, q);  // lane q: pair jj of j = 4 j4 + q
             const int n = 8 * (4 * j4 + q);  // this lane's 8 channels
             if (dst == nullptr || n >= channels) continue;
             if (n + 8 <= channels) {

@@ -14,6 +14,11 @@
  *     stride 1 and is aligned (OutputView::vector_rows, checked per run), element stores
  *     otherwise.
  * The y offset of each row's position is computed once per tile into `rows` (shared).
+ *
+ * transpose_quad (NVIDIA): the 4 x 4 transpose of 32-bit words across each quad of lanes
+ * that the kernels writing y from mma accumulators use (implicit_gemm_sm90.hip,
+ * implicit_gemm_halo.hip): a lane's 16-bit pairs of four column groups become one group's
+ * 8 consecutive channels, one 16-byte store.
  */
 #pragma once
 
@@ -75,6 +80,26 @@ template <typename T> __device__ inline void store16_rounded(T *dst, const float
     }
     *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
+
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// Lane q of each quad holds w[0..3]; afterwards w[k] is what lane k held as w[q]. Two
+// exchange rounds (bit 0, then bit 1 of q), two shuffles each; all 32 lanes call this.
+__device__ inline void transpose_quad(uint32_t (&w)[4], int q) {
+#pragma unroll
+    for (int bit = 1; bit <= 2; bit *= 2) {
+        const bool upper = (q & bit) != 0;
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            if ((c & bit) != 0) continue;
+            const uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? w[c] : w[c | bit], bit);
+            if (upper)
+                w[c] = got;
+            else
+                w[c | bit] = got;
+        }
+    }
+}
+#endif
 
 // The y offset (elements) of output position m's channel 0.
 __device__ inline int64_t output_offset(const OutputView &o, int64_t m) {
