@@ -207,6 +207,30 @@ fn random_shape(rng: &mut Rng) -> Shape {
 }
 
 #[test]
+fn register_epilogues_take_each_bias_and_activation() {
+    // The 16-bit register epilogues compile the launch's bias and SiLU in (per combination:
+    // the wgmma kernel's co tile of 128 on Hopper; the halo-tile kernel's channel-last y),
+    // so every combination runs here, in NDHWC, with a partial last m tile.
+    let mut rng = Rng::new(fresh_seed("register_epilogues_take_each_bias_and_activation"));
+    let sym = Padding::Symmetric([1, 1, 1]);
+    let shapes = [
+        Shape::new(1, 64, 128, [2, 5, 31], [3, 3, 3]).padding(sym),
+        Shape::new(1, 32, 32, [3, 9, 20], [3, 3, 3]).padding(sym),
+    ];
+    for device in devices("register_epilogues_take_each_bias_and_activation") {
+        for s in shapes {
+            for activation in [Activation::Identity, Activation::Silu] {
+                for bias in [false, true] {
+                    let options = Options { algorithm: Algorithm::ImplicitGemm, layout: Layout::Ndhwc, activation };
+                    check_forward::<f16>(&device, s, options, bias, &mut rng);
+                    check_forward::<bf16>(&device, s, options, bias, &mut rng);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn random_shapes_match_the_reference() {
     let mut rng = Rng::new(fresh_seed("random_shapes_match_the_reference"));
     for device in devices("random_shapes_match_the_reference") {

@@ -222,12 +222,14 @@ __device__ inline void multiply_taps_kh3(const hipconv_conv3d_params &p, const H
 // of the row's 16 positions, n-half h, channel pair q), then transpose_quad (output_tile.h),
 // after which lane (g, q) holds the 8 channels 8 (q % 2) .. + 7 of position g + 8 (q / 2):
 // one 16-byte store where y allows (h.vector, 8 channels below cout), elements otherwise.
-template <typename T>
-__device__ inline void store_channel_last(const hipconv_conv3d_params &p, const HaloGeometry &h,
-                                          const float *bias_smem, const mc::Acc (&acc)[kRowsPerWave][kWaveCoSteps],
-                                          int n, int od0, int oh0, int ow0, int row0, int co_step0) {
+// kSilu is the launch's activation, compiled in (as a run-time test the SiLU's instructions
+// issued, predicated off, for every value without it).
+template <typename T, bool kSilu>
+__device__ inline void store_channel_last_with(const hipconv_conv3d_params &p, const HaloGeometry &h,
+                                               const float *bias_smem,
+                                               const mc::Acc (&acc)[kRowsPerWave][kWaveCoSteps], int n, int od0,
+                                               int oh0, int ow0, int row0, int co_step0) {
     const int lane = mc::lane_id(), g = lane / 4, q = lane % 4;
-    const bool silu = p.silu != 0;
     T *const y = static_cast<T *>(p.y);
 #pragma unroll
     for (int j = 0; j < kWaveCoSteps; ++j) {
@@ -242,8 +244,8 @@ __device__ inline void store_channel_last(const hipconv_conv3d_params &p, const 
 #pragma unroll
                 for (int half = 0; half < 2; ++half) {
                     const float *const v = &acc[i][j].v[half][2 * s];
-                    w[2 * s + half] = mc::pack(from_float<T>(activate_fast(v[0] + bias[half][0], silu)),
-                                               from_float<T>(activate_fast(v[1] + bias[half][1], silu)));
+                    w[2 * s + half] = mc::pack(from_float<T>(activate<kSilu>(v[0] + bias[half][0])),
+                                               from_float<T>(activate<kSilu>(v[1] + bias[half][1])));
                 }
             transpose_quad(w, q);
             const int r = row0 + i, od = od0 + r / kTileH, oh = oh0 + r % kTileH, ow = ow0 + g + 8 * (q / 2);
@@ -261,6 +263,14 @@ __device__ inline void store_channel_last(const hipconv_conv3d_params &p, const 
             }
         }
     }
+}
+
+template <typename T>
+__device__ inline void store_channel_last(const hipconv_conv3d_params &p, const HaloGeometry &h,
+                                          const float *bias_smem, const mc::Acc (&acc)[kRowsPerWave][kWaveCoSteps],
+                                          int n, int od0, int oh0, int ow0, int row0, int co_step0) {
+    if (p.silu != 0) store_channel_last_with<T, true>(p, h, bias_smem, acc, n, od0, oh0, ow0, row0, co_step0);
+    else store_channel_last_with<T, false>(p, h, bias_smem, acc, n, od0, oh0, ow0, row0, co_step0);
 }
 #endif
 

@@ -73,16 +73,18 @@ struct CaseBuffers {
     }
 };
 
-// Runs every case (only the timed ones with --time-only as argv[2]) through
-// run_case(case, &us) -> relative norm error, prints a line per case labelled argv[1], and
-// returns the exit status: 0 when every error is under 1e-3 (f16) / 1e-2 (bf16).
+// Runs every case (only the timed ones with --time-only as argv[2], only the others with
+// --check-only) through run_case(case, &us) -> relative norm error, prints a line per case
+// labelled argv[1], and returns the exit status: 0 when every error is under 1e-3 (f16) /
+// 1e-2 (bf16).
 template <typename Case, size_t kCount, typename RunCase>
 int run_16bit_cases(int argc, char **argv, const Case (&cases)[kCount], const RunCase &run_case) {
     const char *label = argc > 1 ? argv[1] : "variant";
     const bool only_time = argc > 2 && strcmp(argv[2], "--time-only") == 0;
+    const bool only_check = argc > 2 && strcmp(argv[2], "--check-only") == 0;
     bool ok = true;
     for (const Case &k : cases) {
-        if (only_time && !k.time) continue;
+        if ((only_time && !k.time) || (only_check && k.time)) continue;
         // CASES=TEXT in the environment: only the cases whose name contains TEXT.
         if (getenv("CASES") != nullptr && strstr(k.name, getenv("CASES")) == nullptr) continue;
         double us = 0;

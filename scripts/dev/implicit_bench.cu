@@ -91,9 +91,11 @@ static double run_case(const Case &k, double *us) {
     auto at = [](const int64_t (&s)[5], int n, int c, int d, int h, int w) {
         return n * s[0] + c * s[1] + d * s[2] + h * s[3] + w * s[4];
     };
+    // NOCHECK=1 in the environment: no reference (timing runs; the error prints as 0).
+    const int checked_batches = getenv("NOCHECK") != nullptr ? 0 : k.n;
     double num = 0, den = 0;
 #pragma omp parallel for collapse(3) reduction(+ : num, den) schedule(dynamic)
-    for (int n = 0; n < k.n; ++n)
+    for (int n = 0; n < checked_batches; ++n)
         for (int z = 0; z < p.out[0]; ++z)
             for (int yy = 0; yy < p.out[1]; ++yy)
                 for (int xx = 0; xx < p.out[2]; ++xx)
@@ -124,7 +126,7 @@ static double run_case(const Case &k, double *us) {
                         num += std::isnan(got) ? INFINITY : (got - acc) * (got - acc);
                         den += acc * acc;
                     }
-    const double err = std::sqrt(num / den);
+    const double err = checked_batches > 0 ? std::sqrt(num / den) : 0.0;
     if (k.time) {
         *us = graph_median_us(stream, sets, 30, [&](int s) {
             p.x = buffers.xs[s], p.y = buffers.ys[s];
@@ -194,8 +196,24 @@ int main(int argc, char **argv) {
          false, false},
         {"tma-a cin192 cout192 silu", 1, 192, 192, 3, 8, 50, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true,
          false, false},
+        // the wgmma kernel's TMA paths with 3 to 4 tiles to a block's SM: one k-tile a tile (fewer
+        // than the boxes ahead), two, and the shared-memory epilogue (NCDHW y)
+        {"tma-a cin64 1x1x1 one k-tile", 2, 64, 48, 4, 90, 141, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, false, false, true,
+         false, false, false},
+        {"tma-a halves cin32 cout64 1x1x1", 2, 32, 64, 4, 90, 141, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, false, false,
+         false, true, true, false},
+        {"tma-a halves cin96 1x1x1 two k-tiles", 2, 96, 40, 4, 90, 141, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, false, false,
+         true, true, true, false},
+        {"tma-a cin64 1x1x1 ncdhw-y", 2, 64, 24, 4, 90, 141, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true, false, true, false,
+         false, false},
+        {"tma-a cin64 3x3x3 tiles a block", 1, 64, 64, 3, 100, 130, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true,
+         true, true, false, false, 13},
         // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
         {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
+         false, true, true, true, 61},
+        // probe: the VAE 96ch row's N = 96 with 64-channel boxes (cin 128: kTmaAB, 54 k-tiles a
+        // tile against 41 half-box k-tiles at cin 96); same k-tile work, half the im2col rows
+        {"VAE cin128 cout96 probe bf16", 1, 128, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
          false, true, true, true, 61},
         {"unet128 ndhwc f16", 2, 128, 128, 32, 32, 32, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, false, false,
          false, true, false, 7},
