@@ -91,7 +91,7 @@ static double run_case(const Case &k, double *us) {
     auto at = [](const int64_t (&s)[5], int n, int c, int d, int h, int w) {
         return n * s[0] + c * s[1] + d * s[2] + h * s[3] + w * s[4];
     };
-    // NOCHECK=1 in the environment: no reference (timing runs; the error prints as 0).
+    // NOCHECK=1 in the environment: no reference (timing runs; reported as unchecked).
     const int checked_batches = getenv("NOCHECK") != nullptr ? 0 : k.n;
     double num = 0, den = 0;
 #pragma omp parallel for collapse(3) reduction(+ : num, den) schedule(dynamic)
@@ -126,7 +126,7 @@ static double run_case(const Case &k, double *us) {
                         num += std::isnan(got) ? INFINITY : (got - acc) * (got - acc);
                         den += acc * acc;
                     }
-    const double err = checked_batches > 0 ? std::sqrt(num / den) : 0.0;
+    const double err = checked_batches > 0 ? std::sqrt(num / den) : -1.0;
     if (k.time) {
         *us = graph_median_us(stream, sets, 30, [&](int s) {
             p.x = buffers.xs[s], p.y = buffers.ys[s];
