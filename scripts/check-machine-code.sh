@@ -23,6 +23,8 @@
 #                                                      Direct channel-last, widths 9-64)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HGMMA: wgmma):
 #      implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel<T, BN, kLoads> (hip/conv3d/implicit_gemm_sm90.hip)
+#      implicit_gemm_rows conv3d_implicit_gemm_rows_kernel<T> (hip/conv3d/implicit_gemm_rows.hip:
+#                                                      ImplicitGemm's row-reuse kernel, 96 channels)
 #    and, on NVIDIA targets from sm_90 on, f16 and bf16 only (HMMA: mma.sync fed by TMA):
 #      depthwise_diagonal conv3d_depthwise_diagonal_kernel<T, kSilu> (hip/conv3d/depthwise_diagonal.hip:
 #                                                      Depthwise NDHWC on Hopper)
@@ -106,7 +108,8 @@ matrix_kernels_16bit=("direct_toeplitz_channel_first conv1d_direct_toeplitz_chan
 # The same, NVIDIA only (the object holds no kernel on AMD).
 nvidia_kernels_16bit=("direct_toeplitz_rows_channel_last conv1d_direct_toeplitz_rows_channel_last_kernel")
 # The same, NVIDIA from sm_90 on only, and HGMMA only (the kernel compiles empty elsewhere).
-hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel")
+hopper_kernels_16bit=("implicit_gemm_sm90 conv3d_implicit_gemm_wgmma_kernel"
+                      "implicit_gemm_rows conv3d_implicit_gemm_rows_kernel")
 # The same with HMMA (mma.sync; the kernel needs sm_90's TMA, not sm_90a's wgmma).
 hopper_hmma_kernels_16bit=("depthwise_diagonal conv3d_depthwise_diagonal_kernel")
 # objects (rocm); conv1d_<name> kernels (cuda)

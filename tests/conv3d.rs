@@ -6,7 +6,7 @@
 mod common;
 
 use common::conv3d::{check_forward, index, out_extent, random, reference, upload};
-use common::{announce, devices, fresh_seed, rel_norm_error, tolerance, Rng};
+use common::{announce, devices, fresh_seed, gpu_device, rel_norm_error, tolerance, Rng};
 use hipconv::conv3d::{Activation, Algorithm, Conv3d, Frames, Layout, Options, Padding, Shape};
 use hipconv::half::{bf16, f16};
 use hipconv::{Device, Element};
@@ -227,6 +227,36 @@ fn register_epilogues_take_each_bias_and_activation() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn row_reuse_kernel_matches_the_reference() {
+    // Hopper's row-reuse kernel (implicit_gemm_rows.hip) takes the video VAE's convolution:
+    // 3x3x3, 96 channels in and 65-96 out, stride and dilation 1, NDHWC, f16/bf16. Its tiles
+    // are 4 output rows x 64 positions, so these have partial tiles along oh and ow, padding
+    // 0, 1 and 2 and causal, cout 80 and 88 (zero weights past cout), two batches, and every
+    // bias and activation. Elsewhere (other GPUs, the host) the same shapes take the other
+    // kernels, against the same reference.
+    let mut rng = Rng::new(fresh_seed("row_reuse_kernel_matches_the_reference"));
+    let sym = |p| Padding::Symmetric(p);
+    let each_epilogue = Shape::new(1, 96, 96, [3, 7, 70], [3, 3, 3]).padding(sym([1, 1, 1]));
+    let one_epilogue = [
+        Shape::new(1, 96, 80, [4, 10, 67], [3, 3, 3]).padding(sym([0, 0, 0])),
+        Shape::new(1, 96, 88, [2, 6, 61], [3, 3, 3]).padding(sym([2, 2, 2])),
+        Shape::new(2, 96, 96, [3, 5, 130], [3, 3, 3]).padding(Padding::Causal),
+    ];
+    let Some(device) = gpu_device("row_reuse_kernel_matches_the_reference") else { return };
+    let options = |activation| Options { algorithm: Algorithm::ImplicitGemm, layout: Layout::Ndhwc, activation };
+    for activation in [Activation::Identity, Activation::Silu] {
+        for bias in [false, true] {
+            check_forward::<f16>(&device, each_epilogue, options(activation), bias, &mut rng);
+            check_forward::<bf16>(&device, each_epilogue, options(activation), bias, &mut rng);
+        }
+    }
+    for (i, s) in one_epilogue.into_iter().enumerate() {
+        check_forward::<f16>(&device, s, options(Activation::Silu), i % 2 == 0, &mut rng);
+        check_forward::<bf16>(&device, s, options(Activation::Identity), i % 2 == 1, &mut rng);
     }
 }
 

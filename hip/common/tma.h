@@ -5,7 +5,8 @@
  *
  *   host    encode_tile_map: a CUtensorMap of a 2-D row-major tensor of 16-bit elements
  *           (rows of `cols` elements, `row_stride` elements apart) read in boxes of
- *           box_cols x box_rows with the 128-byte swizzle (box_cols * 2 must be 128);
+ *           box_cols x box_rows (64 columns with the 128-byte swizzle, or 32 with the
+ *           64-byte swizzle);
  *           elements outside the tensor read as zeros.
  *           encode_channels_last_map: a CUtensorMap of a channels-last 5-D tensor
  *           [n][d][h][w][c] of 16-bit elements read in boxes of c x w x h x d positions.
@@ -67,22 +68,23 @@ inline PFN_cuTensorMapEncodeIm2col_v12000 im2col_map_encoder() {
 }
 
 // The map of `base` as `rows` rows of `cols` 16-bit elements (`bf16` picks the type), rows
-// `row_stride` elements apart, read in boxes of 64 x box_rows with the 128-byte swizzle.
+// `row_stride` elements apart, read in boxes of box_cols x box_rows: 64 columns (128-byte
+// rows) with the 128-byte swizzle, or 32 (64-byte rows) with the 64-byte swizzle.
 // False where TMA cannot read it (no encoder, a base not 16-byte aligned, a row stride not a
 // multiple of 16 bytes, a box taller than 256 rows): the caller takes another path.
 inline bool encode_tile_map(CUtensorMap *map, const void *base, bool bf16, uint64_t cols, uint64_t rows,
-                            uint64_t row_stride, uint32_t box_rows) {
+                            uint64_t row_stride, uint32_t box_rows, uint32_t box_cols = 64) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tile_map_encoder();
     if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0 || (row_stride * 2) % 16 != 0 ||
-        box_rows == 0 || box_rows > 256 || cols == 0 || rows == 0)
+        box_rows == 0 || box_rows > 256 || cols == 0 || rows == 0 || (box_cols != 64 && box_cols != 32))
         return false;
     const cuuint64_t dims[2] = {cols, rows};
     const cuuint64_t strides[1] = {row_stride * 2};
-    const cuuint32_t box[2] = {64, box_rows};
+    const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t element_strides[2] = {1, 1};
     return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
                   const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 

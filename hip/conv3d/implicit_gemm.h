@@ -1,6 +1,7 @@
 /*
  * What conv3d's implicit-GEMM kernels share (implicit_gemm.hip: the portable kernels and
- * the NVIDIA tap-run kernel; implicit_gemm_sm90.hip: the Hopper wgmma kernel):
+ * the NVIDIA tap-run kernel; implicit_gemm_sm90.hip: the Hopper wgmma kernel;
+ * implicit_gemm_rows.hip: the Hopper row-reuse kernel):
  *   IgGeometry     the host-computed sizes of one launch (m, k, tiles);
  *   RowInfo        an output position's first tap in x (row_info);
  *   async_copy16   one 16-byte cp.async with zero fill;
@@ -171,11 +172,25 @@ bool device_runs_sm90a();
 // comparison. Read once per process.
 bool tma_allowed();
 
+// Whether w's rows are dense along k = (kd, kh, kw, ci) (channel stride 1, taps in order):
+// then a k-tile's B is a box of the 2-D view w[cout][k_g].
+inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g) {
+    return p.w_stride[1] == 1 && p.w_stride[4] == cin_g && p.w_stride[3] == p.kernel[2] * cin_g &&
+           p.w_stride[2] == (int64_t)p.kernel[1] * p.kernel[2] * cin_g;
+}
+
 // The Hopper kernel (implicit_gemm_sm90.hip), T __half or hipconv_bf16: x and w with
 // channel stride 1 and 16-byte chunks (vector_loads_ok), cin_g a multiple of 32, a device
 // that runs sm_90a code. geo: m, cin_g, cout_g and k_g set.
 template <typename T>
 hipconv_status_t launch_implicit_wgmma(const hipconv_conv3d_params &p, IgGeometry geo, hipStream_t stream);
+
+// The Hopper row-reuse kernel (implicit_gemm_rows.hip), T __half or hipconv_bf16: launched
+// where it takes p (rows_kernel_takes there: 3x3x3, stride and dilation 1, groups 1, cin 96,
+// cout 65-96, x, w and y channels-last for TMA, no initial frames, an sm_90a device), with
+// the launch's status; nullopt where it does not.
+template <typename T>
+std::optional<hipconv_status_t> try_launch_implicit_rows(const hipconv_conv3d_params &p, hipStream_t stream);
 #endif
 
 // x, w (and initial_frames) allow 16-byte chunks of 16 / sizeof(T) channels.

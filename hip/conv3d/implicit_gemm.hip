@@ -671,9 +671,12 @@ hipconv_status_t launch_conv3d_implicit_gemm(const hipconv_conv3d_params &p, hip
     if constexpr (sizeof(T) == 2)
         if (const std::optional<hipconv_status_t> status = try_launch_implicit_halo<T>(p, stream)) return *status;
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    // Hopper, 16-bit, half k-tiles of whole taps: the wgmma kernel (its own co tiles).
-    if constexpr (sizeof(T) == 2)
+    // Hopper, 16-bit: the video VAE's 3x3x3 at 96 channels channels-last, the row-reuse
+    // kernel; otherwise, half k-tiles of whole taps, the wgmma kernel (its own co tiles).
+    if constexpr (sizeof(T) == 2) {
+        if (const std::optional<hipconv_status_t> status = try_launch_implicit_rows<T>(p, stream)) return *status;
         if (vector_loads_ok<T>(p) && cin_g % 32 == 0 && device_runs_sm90a()) return launch_implicit_wgmma<T>(p, geo, stream);
+    }
 #endif
     const int bn = least_padding_tile(geo.cout_g, widest, {128, 96, 64, 32});
     if constexpr (sizeof(T) == 2) {

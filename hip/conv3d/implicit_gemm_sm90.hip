@@ -48,7 +48,8 @@
  *
  * Epilogue, two ways:
  *   - channel-last y with 16-byte aligned positions (OutputView::vector), BN <= 128 or A
- *     by TMA (IgWgmmaConfig::register_epilogue): from the registers (store_accumulators):
+ *     by TMA (IgWgmmaConfig::register_epilogue): from the registers (store_accumulators,
+ *     wgmma_epilogue.h):
  *     a quad of lanes transposes its pairs of channels with shuffles so that each lane
  *     stores 8 channels of one position as 16 bytes, a warp 8 positions x 64 contiguous
  *     bytes; bias and SiLU on the way. No shared memory and no barrier, so the block's
@@ -71,6 +72,7 @@
 #include "output_tile.h"
 #include "tma.h"
 #include "wgmma.h"
+#include "wgmma_epilogue.h"
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 
@@ -149,60 +151,17 @@ template <int BN> __device__ inline TileOrigin tile_origin(int64_t t, const IgGe
     return TileOrigin{rest / groups * IgWgmmaConfig<BN>::kBM, (int)(rest % groups), (int)(t % geo.n_tiles) * BN};
 }
 
-// A thread's wgmma accumulators, with bias and SiLU, into a channel-last y whose positions
-// are 16-byte aligned (OutputView::vector). acc[h][4j + r] is C(m + 64 h + 8 (r / 2),
-// co + 8 j + 2 q + r % 2), q = lane % 4: the four lanes of a quad hold a row's 8 channels
-// 8j .. 8j + 7 as four pairs. For each 4 consecutive j a quad swaps pairs (four shuffles)
-// so that lane q holds all 8 channels of j = 4 j' + q, one 16-byte store; a warp's store
-// then covers 8 rows x 64 contiguous bytes. Rows from m_end on and channels from
-// `channels` on (counted from co) are not written. All 32 lanes of each warp call this.
-// kEpilogue: the launch's SiLU and bias compiled in, or tested at run time (as run-time
-// tests the SiLU's instructions issued, predicated off, for every value without SiLU too).
-enum class Epilogue { kRunTime, kPlain, kBias, kSilu, kSiluBias };
-
+// A thread's accumulators into y (wgmma_epilogue.h) at flat output positions: acc[h][4j + r]
+// is C(m + 64 h + 8 (r / 2), co + 8 j + 2 q + r % 2); rows from m_end on are not written.
 template <typename T, int BN, Epilogue kEpilogue>
 __device__ inline void store_accumulators_with(const OutputView &o, const float (&acc)[2][BN / 2], int64_t m,
                                                int64_t m_end, int co, int channels) {
-    static_assert(sizeof(T) == 2 && BN % 32 == 0, "16-bit pairs, whole groups of four j");
-    constexpr bool kRunTime = kEpilogue == Epilogue::kRunTime;
-    const bool silu = kRunTime ? o.silu != 0 : kEpilogue == Epilogue::kSilu || kEpilogue == Epilogue::kSiluBias;
-    const bool with_bias =
-        kRunTime ? o.bias != nullptr : kEpilogue == Epilogue::kBias || kEpilogue == Epilogue::kSiluBias;
     T *const y = static_cast<T *>(o.y);
-    const T *const bias = static_cast<const T *>(o.bias);
-    const int q = (int)threadIdx.x % 4;
-#pragma unroll
-    for (int row = 0; row < 4; ++row) {  // (h, r / 2)
+    auto row_address = [&](int row) -> T * {  // (h, r / 2)
         const int64_t mr = m + 64 * (row / 2) + 8 * (row % 2);
-        T *const dst = mr < m_end ? y + output_offset(o, mr) + co : nullptr;
-#pragma unroll
-        for (int j4 = 0; j4 < BN / 32; ++j4) {
-            uint32_t pairs[4];  // pairs[jj]: this lane's channels 8 (4 j4 + jj) + 2q, + 1 (then transposed)
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) {
-                const int j = 4 * j4 + jj, n = 8 * j + 2 * q;
-                float v0 = acc[row / 2][4 * j + 2 * (row % 2)], v1 = acc[row / 2][4 * j + 2 * (row % 2) + 1];
-                if (with_bias) {
-                    v0 += n < channels ? to_float(bias[co + n]) : 0.f;
-                    v1 += n + 1 < channels ? to_float(bias[co + n + 1]) : 0.f;
-                }
-                pairs[jj] = element_bits(from_float<T>(activate_fast(v0, silu))) |
-                            element_bits(from_float<T>(activate_fast(v1, silu))) << 16;
-            }
-            transpose_quad(pairs, q);  // lane q: pair jj of j = 4 j4 + q
-            const int n = 8 * (4 * j4 + q);  // this lane's 8 channels
-            if (dst == nullptr || n >= channels) continue;
-            if (n + 8 <= channels) {
-                *reinterpret_cast<uint4 *>(dst + n) = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 8; ++e) {
-                    const uint16_t bits = (uint16_t)(pairs[e / 2] >> (16 * (e % 2)));
-                    if (n + e < channels) *reinterpret_cast<uint16_t *>(dst + n + e) = bits;
-                }
-            }
-        }
-    }
+        return mr < m_end ? y + output_offset(o, mr) + co : nullptr;
+    };
+    store_accumulator_rows<T, BN, kEpilogue>(o, acc, row_address, co, channels);
 }
 
 // The epilogue compiled per (SiLU, bias) at BN 128, where it measured faster (fiftieth
@@ -471,13 +430,6 @@ bool device_runs_sm90a() {
 #else
     return false;
 #endif
-}
-
-// Whether w's rows are dense along k = (kd, kh, kw, ci) (channel stride 1, taps in order):
-// then a k-tile's B is a box of the 2-D view w[cout][k_g].
-inline bool weights_dense_along_k(const hipconv_conv3d_params &p, int64_t cin_g) {
-    return p.w_stride[1] == 1 && p.w_stride[4] == cin_g && p.w_stride[3] == p.kernel[2] * cin_g &&
-           p.w_stride[2] == (int64_t)p.kernel[1] * p.kernel[2] * cin_g;
 }
 
 bool tma_allowed() {

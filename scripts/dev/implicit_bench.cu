@@ -8,7 +8,9 @@
 // partial tiles along every axis, causal frames, dilation, 1x3x3 / 3x1x1 / 5x5x5 kernels,
 // cout below 32, NCDHW y, bias and SiLU; and the wgmma kernel's load paths (A by TMA
 // im2col boxes where cin is a multiple of 64, with stride, dilation, padding 0-2 and other
-// kernels; A copied where it is not, or where initial frames are given).
+// kernels; A copied where it is not, or where initial frames are given); and the row-reuse
+// kernel's (cin 96: partial tiles, padding 0-2, causal; HIPCONV_CONV3D_ROWS=0 in the
+// environment sends its cases to the wgmma kernel).
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure), and run
 // on the GPU:
 //   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -DHIPCONV_SM90A_SASS \
@@ -208,6 +210,18 @@ int main(int argc, char **argv) {
          false, false},
         {"tma-a cin64 3x3x3 tiles a block", 1, 64, 64, 3, 100, 130, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true,
          true, true, false, false, 13},
+        // the row-reuse kernel (implicit_gemm_rows.hip: 3x3x3, cin 96, cout 65-96, stride 1):
+        // partial tiles along oh and ow, padding 0 and 2, one position, a tall causal case
+        {"rows cin96 odd edges f16 bias silu", 2, 96, 96, 3, 7, 70, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true,
+         true, false, false},
+        {"rows cin96 cout80 valid bf16 bias", 1, 96, 80, 5, 10, 131, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, false, false,
+         true, false, true, false},
+        {"rows cin96 cout88 pad 2 f16 silu", 1, 96, 88, 3, 6, 61, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, false, false, false,
+         true, false, false},
+        {"rows cin96 one position bf16", 1, 96, 96, 1, 1, 1, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false, false, true, true,
+         true, false},
+        {"rows cin96 tall causal bf16 silu", 2, 96, 96, 3, 65, 200, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false,
+         true, true, true, false, true, 3},
         // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
         {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
          false, true, true, true, 61},
