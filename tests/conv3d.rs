@@ -233,11 +233,13 @@ fn register_epilogues_take_each_bias_and_activation() {
 #[test]
 fn row_reuse_kernel_matches_the_reference() {
     // Hopper's row-reuse kernel (implicit_gemm_rows.hip) takes the video VAE's convolution:
-    // 3x3x3, 96 channels in and 65-96 out, stride and dilation 1, NDHWC, f16/bf16. Its tiles
-    // are 4 output rows x 64 positions, so these have partial tiles along oh and ow, padding
-    // 0, 1 and 2 and causal, cout 80 and 88 (zero weights past cout), two batches, and every
-    // bias and activation. Elsewhere (other GPUs, the host) the same shapes take the other
-    // kernels, against the same reference.
+    // 3x3x3, 96 channels in and 65-96 out, stride and dilation 1, f16/bf16; NDHWC y from its
+    // registers, NCDHW y (after the channels-last copies of x and w) through shared memory.
+    // Its tiles are 4 output rows x 64 positions, so these have partial tiles along oh and
+    // ow, padding 0, 1 and 2 and causal, cout 80 and 88 (zero weights past cout), two
+    // batches, and every bias and activation in each layout; and a causal video in chunks
+    // (initial frames by their own TMA maps). Elsewhere (other GPUs, the host) the same
+    // shapes take the other kernels, against the same reference.
     let mut rng = Rng::new(fresh_seed("row_reuse_kernel_matches_the_reference"));
     let sym = |p| Padding::Symmetric(p);
     let each_epilogue = Shape::new(1, 96, 96, [3, 7, 70], [3, 3, 3]).padding(sym([1, 1, 1]));
@@ -246,17 +248,22 @@ fn row_reuse_kernel_matches_the_reference() {
         Shape::new(1, 96, 88, [2, 6, 61], [3, 3, 3]).padding(sym([2, 2, 2])),
         Shape::new(2, 96, 96, [3, 5, 130], [3, 3, 3]).padding(Padding::Causal),
     ];
+    let streamed = Shape::new(1, 96, 96, [5, 6, 70], [3, 3, 3]).padding(Padding::Causal);
     let Some(device) = gpu_device("row_reuse_kernel_matches_the_reference") else { return };
-    let options = |activation| Options { algorithm: Algorithm::ImplicitGemm, layout: Layout::Ndhwc, activation };
-    for activation in [Activation::Identity, Activation::Silu] {
-        for bias in [false, true] {
-            check_forward::<f16>(&device, each_epilogue, options(activation), bias, &mut rng);
-            check_forward::<bf16>(&device, each_epilogue, options(activation), bias, &mut rng);
+    for layout in LAYOUTS {
+        let options = |activation| Options { algorithm: Algorithm::ImplicitGemm, layout, activation };
+        for activation in [Activation::Identity, Activation::Silu] {
+            for bias in [false, true] {
+                check_forward::<f16>(&device, each_epilogue, options(activation), bias, &mut rng);
+                check_forward::<bf16>(&device, each_epilogue, options(activation), bias, &mut rng);
+            }
         }
-    }
-    for (i, s) in one_epilogue.into_iter().enumerate() {
-        check_forward::<f16>(&device, s, options(Activation::Silu), i % 2 == 0, &mut rng);
-        check_forward::<bf16>(&device, s, options(Activation::Identity), i % 2 == 1, &mut rng);
+        for (i, s) in one_epilogue.into_iter().enumerate() {
+            check_forward::<f16>(&device, s, options(Activation::Silu), i % 2 == 0, &mut rng);
+            check_forward::<bf16>(&device, s, options(Activation::Identity), i % 2 == 1, &mut rng);
+        }
+        // Chunks of 2 frames: the rows before depth 0 from the previous chunk's frames.
+        check_streaming::<bf16>(&device, streamed, options(Activation::Silu), 2, &mut rng);
     }
 }
 

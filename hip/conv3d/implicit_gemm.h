@@ -187,8 +187,8 @@ hipconv_status_t launch_implicit_wgmma(const hipconv_conv3d_params &p, IgGeometr
 
 // The Hopper row-reuse kernel (implicit_gemm_rows.hip), T __half or hipconv_bf16: launched
 // where it takes p (rows_kernel_takes there: 3x3x3, stride and dilation 1, groups 1, cin 96,
-// cout 65-96, x, w and y channels-last for TMA, no initial frames, an sm_90a device), with
-// the launch's status; nullopt where it does not.
+// cout 65-96, x, w and initial frames channels-last for TMA, y in any layout, an sm_90a
+// device), with the launch's status; nullopt where it does not.
 template <typename T>
 std::optional<hipconv_status_t> try_launch_implicit_rows(const hipconv_conv3d_params &p, hipStream_t stream);
 #endif

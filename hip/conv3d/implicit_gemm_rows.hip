@@ -1,7 +1,8 @@
 /*
  * conv3d implicit GEMM on Hopper's wgmma with input rows reused across taps (sm_90a code
  * only, 16-bit types): the video-VAE convolution (3x3x3, stride and dilation 1, groups 1,
- * 96 channels in, 65-96 out, x / w / y channels-last, no initial frames). The im2col
+ * 96 channels in, 65-96 out, x, w and initial frames channels-last - NCDHW inputs arrive as
+ * the forward's channels-last copies - y in any layout). The im2col
  * kernel (implicit_gemm_sm90.hip) gathers every input position from L2 once per tap (27
  * times); here a block stages each input row its tile needs once and multiplies every tap
  * that reads it out of shared memory.
@@ -22,7 +23,8 @@
  * Input rows: per depth tap kd, 6 rows (ih = oh0 - ph + j, j < 6) of 66 positions (iw0 - 1 ..
  * : iw0 = ow0 - pw) of 96 channels, each one TMA box of channels 0-63 (128-byte rows,
  * 128-byte swizzle) and one of channels 64-95 (64-byte rows, 64-byte swizzle); positions
- * outside x (the padding, the causal frames before depth 0) read as zeros. A tile's 18 rows
+ * outside x read as zeros, and rows before depth 0 from the initial frames' maps where the
+ * launch has frames (zeros, the causal padding, otherwise). A tile's 18 rows
  * are 228 KB against the im2col kernel's 27 x 256 positions (1.33 MB).
  * wgmma reads an operand starting any number of rows into a swizzled tile (the swizzle is a
  * function of the address; fifty-first session's probe on an H200: every shift 0-7 of the
@@ -42,8 +44,10 @@
  *   wgmma every thread waited for before this barrier: a slot's row is last read 2 to 9 taps
  *   after the next row into it is first read - kSlots 9 allows 5 taps ahead)
  *   wait until tap t's batch is the only one in flight
- * Epilogue: the accumulators to y from registers (wgmma_epilogue.h), the next tile's first
- * boxes issued before.
+ * Epilogue: y channel-last with 16-byte positions: the accumulators to y from registers
+ * (wgmma_epilogue.h), the next tile's first boxes issued before. Otherwise (NCDHW y):
+ * through c[co][m] in shared memory over the row slots, then runs of 8 positions along ow
+ * of a channel (16-byte stores where y allows), then the next tile's boxes.
  *
  * Launch: 256 threads, RowsConfig::kSharedBytes of dynamic shared memory (opted in), one
  * block an SM; a grid-stride loop over n x od x ceil(oh/4) x ceil(ow/64) tiles, ow fastest.
@@ -52,6 +56,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "activation.h"
 #include "compat.h"
 #include "element.h"
 #include "implicit_gemm.h"
@@ -91,12 +96,16 @@ struct RowsConfig {
     static constexpr int kStages = 5;
     static constexpr int kAhead = 3;  // taps of boxes in flight
     static constexpr int kBarrierBytes = 64;
+    // y not channel-last with 16-byte positions: c[co][m] (m = tile row * 64 + position) over
+    // the row slots after the taps, kLdC floats a channel (conflict-free stores for 4 mod 32).
+    static constexpr int kLdC = kTileH * kTileW + 4;
     static constexpr int kSharedBytes =
         wgmma::kGroupBytes + kSlots * kSlotBytes + kStages * kStageBytes + kBarrierBytes;
     static_assert(kCin == kWide + kNarrow && kBN % 32 == 0, "a wide and a narrow part; whole epilogue groups");
     static_assert(kAhead <= kStages - 2 && kAhead <= 5 && kSlots == 9, "stages and slots free when overwritten");
     static_assert(kStages * 8 <= kBarrierBytes && kSharedBytes <= 227 * 1024, "shared memory an SM");
     static_assert(kSlotBytes % 1024 == 0 && kStageBytes % 1024 == 0, "1024-byte aligned parts");
+    static_assert(kBN * kLdC * 4 <= kSlots * kSlotBytes && kLdC % 32 == 4, "the c tile over the row slots");
 };
 
 // Host-computed tiles of one launch.
@@ -124,14 +133,62 @@ __device__ inline RowsTile rows_tile(int64_t t, const RowsGeometry &geo, int out
 
 namespace {
 
+// y not channel-last with 16-byte positions (NCDHW y, where x and w are channels-last copies):
+// the accumulators into c[co][m] over the row slots (every warpgroup's wgmma done and the
+// block in step before), then runs of 8 positions of one channel and output row, a thread
+// each: one 16-byte store where y's w stride is 1 and the run is aligned and inside the row,
+// else element stores. Ends with the block in step and its writes fenced for the next boxes.
+template <typename T>
+__device__ inline void store_through_shared(const OutputView &o, const float (&acc)[2][RowsConfig::kBN / 2],
+                                            float *c, const RowsTile &t, int cout) {
+    typedef RowsConfig Cfg;
+    constexpr int kRuns = Cfg::kTileW / 8;
+    const int lane = (int)threadIdx.x % 32, q = lane % 4;
+    // d[4j + r] of half h is C(tile row 2 wg + h, position 16 warp + lane / 4 + 8 (r / 2), co 8j + 2q + r % 2).
+    const int m_base = (int)threadIdx.x / 128 * 128 + ((int)threadIdx.x % 128) / 32 * 16 + lane / 4;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < Cfg::kBN / 2; ++i)
+            c[(8 * (i / 4) + 2 * q + i % 2) * Cfg::kLdC + m_base + 64 * h + 8 * ((i % 4) / 2)] = acc[h][i];
+    __syncthreads();
+    T *const y = static_cast<T *>(o.y);
+    const T *const bias = static_cast<const T *>(o.bias);
+    for (int item = (int)threadIdx.x; item < cout * Cfg::kTileH * kRuns; item += Cfg::kThreads) {
+        const int run = item % kRuns, row = item / kRuns % Cfg::kTileH, co = item / (kRuns * Cfg::kTileH);
+        const int oh = t.oh0 + row, ow = t.ow0 + 8 * run;
+        if (oh >= o.out[1] || ow >= o.out[2]) continue;
+        const float b = bias != nullptr ? to_float(bias[co]) : 0.f;
+        const float4 *src = reinterpret_cast<const float4 *>(c + co * Cfg::kLdC + row * Cfg::kTileW + 8 * run);
+        const float4 lo = src[0], hi = src[1];
+        float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = activate_fast(v[e] + b, o.silu != 0);
+        const int64_t first = (int64_t)t.n * o.stride[0] + (int64_t)co * o.stride[1] + (int64_t)t.od * o.stride[2] +
+                              (int64_t)oh * o.stride[3] + (int64_t)ow * o.stride[4];
+        if (o.vector_rows && ow + 8 <= o.out[2] && first % 8 == 0) {
+            store16_rounded<T>(y + first, v);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                if (ow + e < o.out[2]) y[first + e * o.stride[4]] = from_float<T>(v[e]);
+        }
+    }
+    tma::fence_shared_for_async();
+    __syncthreads();
+}
+
 // Maps: x_wide / x_narrow the channels-last x in boxes of 64 / 32 channels x 66 positions of
-// one row; w_wide / w_narrow the 2-D view w[cout][27 * 96] in boxes of 64 / 32 columns x 96
+// one row; f_wide / f_narrow the same of the initial frames (read where p.initial_frames is
+// set); w_wide / w_narrow the 2-D view w[cout][27 * 96] in boxes of 64 / 32 columns x 96
 // rows.
 template <typename T>
 __global__ void __launch_bounds__(RowsConfig::kThreads, 1)
     conv3d_implicit_gemm_rows_kernel(hipconv_conv3d_params p, RowsGeometry geo, OutputView out,
                                      const __grid_constant__ CUtensorMap x_wide,
                                      const __grid_constant__ CUtensorMap x_narrow,
+                                     const __grid_constant__ CUtensorMap f_wide,
+                                     const __grid_constant__ CUtensorMap f_narrow,
                                      const __grid_constant__ CUtensorMap w_wide,
                                      const __grid_constant__ CUtensorMap w_narrow) {
 #if HIPCONV_HAS_WGMMA
@@ -168,9 +225,12 @@ __global__ void __launch_bounds__(RowsConfig::kThreads, 1)
         for (int j = first; j < first + count; ++j) {
             unsigned char *const slot = slots + (kd * Cfg::kRowsPerKd + j) % Cfg::kSlots * Cfg::kSlotBytes;
             const int iw = o.ow0 - p.pad[2], ih = o.oh0 - p.pad[1] + j, id = o.od - p.pad[0] + kd;
-            tma::load_tile5(tma::shared_address(slot), &x_wide, 0, iw, ih, id, o.n, bar);
-            tma::load_tile5(tma::shared_address(slot + Cfg::kWideRowBytes), &x_narrow, Cfg::kWide, iw, ih, id, o.n,
-                            bar);
+            // Before depth 0: frame id + pad0 of the initial frames (below frame 0: zeros).
+            const bool frame = id < 0 && p.initial_frames != nullptr;
+            const int depth = frame ? id + p.pad[0] : id;
+            tma::load_tile5(tma::shared_address(slot), frame ? &f_wide : &x_wide, 0, iw, ih, depth, o.n, bar);
+            tma::load_tile5(tma::shared_address(slot + Cfg::kWideRowBytes), frame ? &f_narrow : &x_narrow, Cfg::kWide,
+                            iw, ih, depth, o.n, bar);
         }
     };
     auto begin_tile = [&](int64_t t) {
@@ -230,6 +290,11 @@ __global__ void __launch_bounds__(RowsConfig::kThreads, 1)
         wgmma::fence_operands(acc[0]);
         wgmma::fence_operands(acc[1]);
         __syncthreads();  // every warpgroup's reads of the slots and stages done
+        if (!out.vector) {
+            store_through_shared<T>(out, acc, reinterpret_cast<float *>(slots), o, p.cout);
+            begin_tile(tile + gridDim.x);
+            continue;
+        }
         begin_tile(tile + gridDim.x);
 
         auto row_address = [&](int row) -> T * {  // (h, r / 2)
@@ -251,10 +316,10 @@ bool rows_kernel_allowed() {
 }
 
 // Whether the row kernel takes p (besides the device and the maps, checked by the caller).
-bool rows_kernel_takes(const hipconv_conv3d_params &p, const OutputView &out) {
+bool rows_kernel_takes(const hipconv_conv3d_params &p) {
     typedef RowsConfig Cfg;
-    if (p.groups != 1 || p.cin != Cfg::kCin || p.cout <= 64 || p.cout > Cfg::kBN || p.initial_frames != nullptr ||
-        p.x_stride[1] != 1 || !out.vector || !weights_dense_along_k(p, Cfg::kCin))
+    if (p.groups != 1 || p.cin != Cfg::kCin || p.cout <= 64 || p.cout > Cfg::kBN || p.x_stride[1] != 1 ||
+        (p.initial_frames != nullptr && p.initial_stride[1] != 1) || !weights_dense_along_k(p, Cfg::kCin))
         return false;
     for (int a = 0; a < kAxes; ++a)
         if (p.kernel[a] != Cfg::kKernel || p.stride[a] != 1 || p.dilation[a] != 1) return false;
@@ -266,11 +331,9 @@ bool rows_kernel_takes(const hipconv_conv3d_params &p, const OutputView &out) {
 template <typename T>
 std::optional<hipconv_status_t> try_launch_implicit_rows(const hipconv_conv3d_params &p, hipStream_t stream) {
     typedef RowsConfig Cfg;
-    const OutputView out = output_view<T>(p);
-    if (!device_runs_sm90a() || !tma_allowed() || !rows_kernel_allowed() || !rows_kernel_takes(p, out))
-        return std::nullopt;
+    if (!device_runs_sm90a() || !tma_allowed() || !rows_kernel_allowed() || !rows_kernel_takes(p)) return std::nullopt;
     constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
-    CUtensorMap x_wide{}, x_narrow{}, w_wide{}, w_narrow{};
+    CUtensorMap x_wide{}, x_narrow{}, f_wide{}, f_narrow{}, w_wide{}, w_narrow{};
     const tma::ChannelsLastBox wide_box{Cfg::kWide, Cfg::kRowPositions, 1, 1};
     const tma::ChannelsLastBox narrow_box{Cfg::kNarrow, Cfg::kRowPositions, 1, 1};
     const uint64_t k_g = (uint64_t)Cfg::kTaps * Cfg::kCin;
@@ -281,6 +344,15 @@ std::optional<hipconv_status_t> try_launch_implicit_rows(const hipconv_conv3d_pa
         !tma::encode_tile_map(&w_wide, p.w, kBf16, k_g, (uint64_t)p.cout, (uint64_t)p.w_stride[0], Cfg::kBN, 64) ||
         !tma::encode_tile_map(&w_narrow, p.w, kBf16, k_g, (uint64_t)p.cout, (uint64_t)p.w_stride[0], Cfg::kBN, 32))
         return std::nullopt;
+    if (p.initial_frames != nullptr) {  // [batch, cin, pad0, in[1], in[2]] by initial_stride
+        const int frames_dhw[kAxes] = {p.pad[0], p.in[1], p.in[2]};
+        if (!tma::encode_channels_last_map(&f_wide, p.initial_frames, kBf16, p.batch, p.cin, frames_dhw,
+                                           p.initial_stride, wide_box, CU_TENSOR_MAP_SWIZZLE_128B) ||
+            !tma::encode_channels_last_map(&f_narrow, p.initial_frames, kBf16, p.batch, p.cin, frames_dhw,
+                                           p.initial_stride, narrow_box, CU_TENSOR_MAP_SWIZZLE_64B))
+            return std::nullopt;
+    }
+    const OutputView out = output_view<T>(p);
     RowsGeometry geo{};
     geo.tiles_w = (int32_t)ceil_div(p.out[2], Cfg::kTileW);
     geo.tiles_h = (int32_t)ceil_div(p.out[1], Cfg::kTileH);
@@ -289,7 +361,7 @@ std::optional<hipconv_status_t> try_launch_implicit_rows(const hipconv_conv3d_pa
     static std::atomic<int64_t> shared_cache[kMaxCachedDevices];
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, Cfg::kSharedBytes, shared_cache));
     hipLaunchKernelGGL(kernel, dim3(grid_blocks(geo.tiles)), dim3(Cfg::kThreads), Cfg::kSharedBytes, stream, p, geo,
-                       out, x_wide, x_narrow, w_wide, w_narrow);
+                       out, x_wide, x_narrow, f_wide, f_narrow, w_wide, w_narrow);
     return last_launch_status();
 }
 

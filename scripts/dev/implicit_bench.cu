@@ -9,7 +9,7 @@
 // cout below 32, NCDHW y, bias and SiLU; and the wgmma kernel's load paths (A by TMA
 // im2col boxes where cin is a multiple of 64, with stride, dilation, padding 0-2 and other
 // kernels; A copied where it is not, or where initial frames are given); and the row-reuse
-// kernel's (cin 96: partial tiles, padding 0-2, causal; HIPCONV_CONV3D_ROWS=0 in the
+// kernel's (cin 96: partial tiles, padding 0-2, causal, frames, NCDHW y; HIPCONV_CONV3D_ROWS=0 in the
 // environment sends its cases to the wgmma kernel).
 // Build here, one binary per variant (SRC: a folder holding the hip/ tree to measure), and run
 // on the GPU:
@@ -222,8 +222,18 @@ int main(int argc, char **argv) {
          true, false},
         {"rows cin96 tall causal bf16 silu", 2, 96, 96, 3, 65, 200, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false,
          true, true, true, false, true, 3},
+        {"rows cin96 ncdhw-y odd edges bf16 bias silu", 2, 96, 96, 3, 7, 70, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, true,
+         false, true, true, true, false},
+        {"rows cin96 cout72 ncdhw-y pad 0 f16", 1, 96, 72, 4, 9, 133, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, true, false,
+         false, false, false, false},
+        {"rows cin96 frames ncdhw-y f16 silu", 1, 96, 96, 5, 9, 70, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, true, true, false,
+         true, false, false},
+        {"rows cin96 cout88 frames bf16 bias", 2, 96, 88, 3, 6, 61, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, false, true, true,
+         false, true, false},
         // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
         {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
+         false, true, true, true, 61},
+        {"VAE 96ch ncdhw-y bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, true, false, false,
          false, true, true, true, 61},
         // probe: the VAE 96ch row's N = 96 with 64-channel boxes (cin 128: kTmaAB, 54 k-tiles a
         // tile against 41 half-box k-tiles at cin 96); same k-tile work, half the im2col rows
