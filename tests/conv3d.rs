@@ -236,7 +236,7 @@ fn row_reuse_kernel_matches_the_reference() {
     // 3x3x3, 96 channels in and 65-96 out, stride and dilation 1, f16/bf16; NDHWC y from its
     // registers, NCDHW y (after the channels-last copies of x and w) through shared memory.
     // Its tiles are 4 output rows x 64 positions, so these have partial tiles along oh and
-    // ow, padding 0, 1 and 2 and causal, cout 80 and 88 (zero weights past cout), two
+    // ow, padding 0, 1 and 2 and causal, cout 80, 88 and 70 (zero weights past cout), two
     // batches, and every bias and activation in each layout; and a causal video in chunks
     // (initial frames by their own TMA maps). Elsewhere (other GPUs, the host) the same
     // shapes take the other kernels, against the same reference.
@@ -247,6 +247,8 @@ fn row_reuse_kernel_matches_the_reference() {
         Shape::new(1, 96, 80, [4, 10, 67], [3, 3, 3]).padding(sym([0, 0, 0])),
         Shape::new(1, 96, 88, [2, 6, 61], [3, 3, 3]).padding(sym([2, 2, 2])),
         Shape::new(2, 96, 96, [3, 5, 130], [3, 3, 3]).padding(Padding::Causal),
+        // cout 70: NDHWC y's positions are not 16-byte aligned (through shared memory too).
+        Shape::new(1, 96, 70, [2, 5, 67], [3, 3, 3]).padding(sym([1, 1, 1])),
     ];
     let streamed = Shape::new(1, 96, 96, [5, 6, 70], [3, 3, 3]).padding(Padding::Causal);
     let Some(device) = gpu_device("row_reuse_kernel_matches_the_reference") else { return };

@@ -230,6 +230,11 @@ int main(int argc, char **argv) {
          true, false, false},
         {"rows cin96 cout88 frames bf16 bias", 2, 96, 88, 3, 6, 61, {3, 3, 3}, {2, 1, 1}, {1, 1, 1}, false, true, true,
          false, true, false},
+        // cout 70: y's positions not 16-byte aligned, so NDHWC y goes through shared memory too
+        {"rows cin96 cout70 unaligned y f16 bias silu", 1, 96, 70, 2, 5, 67, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, false,
+         false, true, true, false, false},
+        {"rows cin96 cout70 ncdhw-y bf16", 1, 96, 70, 2, 5, 67, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, true, false, false,
+         false, true, false},
         // the wgmma kernel's bench rows (every 61st / 7th / 17th position checked)
         {"VAE 96ch ndhwc bf16 causal", 1, 96, 96, 4, 480, 832, {3, 3, 3}, {0, 1, 1}, {1, 1, 1}, false, false, false,
          false, true, true, true, 61},
