@@ -8,8 +8,11 @@
  *           box_cols x box_rows (64 columns with the 128-byte swizzle, or 32 with the
  *           64-byte swizzle);
  *           elements outside the tensor read as zeros.
- *           encode_channels_last_map: a CUtensorMap of a channels-last 5-D tensor
- *           [n][d][h][w][c] of 16-bit elements read in boxes of c x w x h x d positions.
+ *           encode_tile_map5: a CUtensorMap of any 5-D tensor of 16-bit elements whose
+ *           innermost dim is contiguous; encode_channels_last_map: of a channels-last
+ *           tensor [n][d][h][w][c] read in boxes of c x w x h x d positions;
+ *           encode_channel_first_rows_map: of a channel-first tensor [n][c][d][h][w] read
+ *           in boxes of rows of one plane.
  *           encode_im2col_map: a CUtensorMap in im2col mode of a channels-last 5-D tensor
  *           [n][d][h][w][c] of 16-bit elements: a box is 64 channels of `pixels` output
  *           positions in a row, one filter tap at a time (Im2colGeometry below).
@@ -84,8 +87,8 @@ inline bool encode_tile_map(CUtensorMap *map, const void *base, bool bf16, uint6
     const cuuint32_t element_strides[2] = {1, 1};
     return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
                   const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                  box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // A channels-last 5-D tensor read in im2col boxes, axes in the tensor map's order (0: w,
@@ -136,34 +139,55 @@ inline bool encode_im2col_map(CUtensorMap *map, const void *base, bool bf16, con
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The 5-D tile map of a tensor at `base` of 16-bit elements (`bf16` picks the type): dims
+// innermost first, the innermost contiguous and the others `stride` elements apart, read in
+// `box`es with `swizzle`; elements outside the tensor (a box wider than a dim included) read
+// as zeros. False where TMA cannot take it (no encoder, a base not 16-byte aligned, a
+// stride not a positive multiple of 16 bytes, a box the encoder refuses).
+inline bool encode_tile_map5(CUtensorMap *map, const void *base, bool bf16, const int64_t (&dims)[5],
+                             const int64_t (&stride)[4], const uint32_t (&box)[5], CUtensorMapSwizzle swizzle) {
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = tile_map_encoder();
+    if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0) return false;
+    cuuint64_t sizes[5], strides[4];
+    for (int a = 0; a < 5; ++a) {
+        if (dims[a] <= 0) return false;
+        sizes[a] = (cuuint64_t)dims[a];
+    }
+    for (int a = 0; a < 4; ++a) {
+        if (stride[a] <= 0 || 2 * stride[a] % 16 != 0) return false;
+        strides[a] = (cuuint64_t)(2 * stride[a]);
+    }
+    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
+                  const_cast<void *>(base), sizes, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 // A box of a channels-last 5-D tensor: channels x w x h x d positions (of one n).
 struct ChannelsLastBox {
     uint32_t c, w, h, d;
 };
 
-// The 5-D tile map of a channels-last tensor at `base` ([n][d][h][w][c] by `stride` in
-// conv3d's axis order n, c, d, h, w; c stride 1) of 16-bit elements (`bf16` picks the
-// type), read in `box`es with `swizzle`; elements outside the tensor (a box wider than `c`
-// included) read as zeros. False where TMA cannot take it (no encoder, a base not 16-byte
-// aligned, a stride not a positive multiple of 16 bytes, a box the encoder refuses).
+// The 5-D tile map (encode_tile_map5) of a channels-last tensor at `base` ([n][d][h][w][c]
+// by `stride` in conv3d's axis order n, c, d, h, w; c stride 1), read in `box`es.
 inline bool encode_channels_last_map(CUtensorMap *map, const void *base, bool bf16, int64_t n, int64_t c,
                                      const int (&dhw)[3], const int64_t (&stride)[5], ChannelsLastBox box,
                                      CUtensorMapSwizzle swizzle) {
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = tile_map_encoder();
-    if (encode == nullptr || stride[1] != 1 || (reinterpret_cast<uintptr_t>(base) & 15) != 0) return false;
-    const cuuint64_t dims[5] = {(cuuint64_t)c, (cuuint64_t)dhw[2], (cuuint64_t)dhw[1], (cuuint64_t)dhw[0],
-                                (cuuint64_t)n};
-    const int64_t byte_strides[4] = {2 * stride[4], 2 * stride[3], 2 * stride[2], 2 * stride[0]};
-    cuuint64_t strides[4];
-    for (int a = 0; a < 4; ++a) {
-        if (byte_strides[a] <= 0 || byte_strides[a] % 16 != 0) return false;
-        strides[a] = (cuuint64_t)byte_strides[a];
-    }
-    const cuuint32_t box_dims[5] = {box.c, box.w, box.h, box.d, 1};
-    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
-    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
-                  const_cast<void *>(base), dims, strides, box_dims, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    if (stride[1] != 1) return false;
+    return encode_tile_map5(map, base, bf16, {c, dhw[2], dhw[1], dhw[0], n},
+                            {stride[4], stride[3], stride[2], stride[0]}, {box.c, box.w, box.h, box.d, 1}, swizzle);
+}
+
+// The 5-D tile map (encode_tile_map5) of a channel-first tensor at `base` ([n][c][d][h][w]
+// by `stride` in conv3d's axis order; w stride 1), read in boxes of `box_w` x `box_h`
+// elements of one plane (coordinates w, h, d, c, n), without swizzle.
+inline bool encode_channel_first_rows_map(CUtensorMap *map, const void *base, bool bf16, int64_t n, int64_t c,
+                                          const int (&dhw)[3], const int64_t (&stride)[5], uint32_t box_w,
+                                          uint32_t box_h) {
+    if (stride[4] != 1) return false;
+    return encode_tile_map5(map, base, bf16, {dhw[2], dhw[1], dhw[0], c, n},
+                            {stride[3], stride[2], stride[1], stride[0]}, {box_w, box_h, 1, 1, 1},
+                            CU_TENSOR_MAP_SWIZZLE_NONE);
 }
 
 __device__ inline uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }

@@ -13,10 +13,10 @@
  *
  * A block owns one (n, c), a tile of `rows` output rows and a chunk of output depths. It
  * streams the input planes of its rows through a ring of kSlots plane buffers in shared
- * memory (cp.async: three planes in flight while one is computed). A slot holds the
- * rows + 2 input rows oh0 - pad1 + r as one flattened sequence, each row followed by a gap
- * of zeros (pitch = in[2] + 8), so that a filter along that sequence is the filter along w
- * of every row with its zero padding:
+ * memory (three planes in flight while one is computed). A slot holds the rows + 2 input
+ * rows oh0 - pad1 + r as one flattened sequence, each row followed by a gap of zeros
+ * (pitch = in[2] + 8), so that a filter along that sequence is the filter along w of every
+ * row with its zero padding:
  *
  *     slot:  | lead 0s | row 0 (ih = oh0-pad1) | 0s | row 1 | 0s | ... | row rows+1 | 0s | tail |
  *              kReach    <------ pitch ------>
@@ -34,11 +34,18 @@
  * product that starts output j (plane j, kh 0, kd 0) takes the bias as its addend. After
  * plane j, output j - 2 is complete: activated and rounded into output tile j % 2
  * (slot-shaped, each output at e - 2 so that rows start 16-byte aligned), which the block
- * copies to y in 16-byte row stores after the next plane's barrier. Staging and output
- * addresses are worked out once per item (at most kCopies vectors a thread), so that a
- * plane costs a pointer and a predicate per copy.
+ * copies to y in 16-byte row stores after the next plane's barrier.
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
+ *
+ * Staging. On sm_90 (where the launcher can encode PlaneMaps) thread 0 copies a plane as
+ * one TMA box of (rows + 2) x pitch elements into the slot's rows, 128-byte aligned: the
+ * pitch - in[2] columns past each row are outside the map and arrive as the gap's zeros,
+ * rows and planes outside x as zeros, and the slot's mbarrier counts the bytes (against
+ * every thread's cp.async: 3.2-5% faster at the bench's row, 49.7 -> 41.7% of issue
+ * slots; docs/PERFORMANCE.md, fifty-second session). Elsewhere every thread copies its
+ * 16-byte vectors (cp.async on NVIDIA), with addresses worked out once per item (at most
+ * kCopies vectors a thread), so that a plane costs a pointer and a predicate per copy.
  *
  * Launch: kThreads threads (NVIDIA 4 warps, four blocks an SM at 128 registers; AMD 4 waves
  * of 64); wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4, the kernel's
@@ -46,8 +53,9 @@
  * matrix steps, except that a wave whose last tile is past the plane's skips it); one block
  * per (n, c, row tile, depth chunk of up to 16), depth chunk fastest (neighbouring chunks
  * share planes in L2). Dynamic shared memory: kSlots input slots, two output tiles and the
- * taps operands (28 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows).
- * Input planes are read once and outputs written once: both go through L2 as evict-first
+ * taps operands (28 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows),
+ * with TMA after the slots' mbarriers (the ring kRingOffset bytes in). Outputs are written
+ * once, and the threads' copies read planes once: both go through L2 as evict-first
  * (block_copy.h copy16_once_if, store16_once).
  */
 #include "activation.h"
@@ -57,8 +65,10 @@
 #include "element.h"
 #include "geometry.h"
 #include "hipconv/conv3d.h"
+#include "implicit_gemm.h"
 #include "launch.h"
 #include "packed.h"
+#include "tma.h"
 
 namespace hipconv {
 
@@ -89,9 +99,26 @@ struct Geometry {
     int row_tiles;
     int depth_chunk;
     int depth_chunks;
-    int slot;  // elements per ring slot and output tile (a multiple of 8)
+    int slot;        // elements per ring slot and output tile (a multiple of kSlotAlign)
+    int box_bytes;   // bytes of a plane's TMA box (PlaneMaps): rows + 2 rows of pitch elements
     int64_t items;
 };
+
+// Where this build has TMA (sm_90 and newer) and the launcher could encode them, a plane's
+// rows come in one box of (rows + 2) x pitch elements at (0, oh0 - pad1, depth, c, n): the
+// pitch - in[2] elements past each row lie outside the map and arrive as the gap's zeros, as
+// do rows and planes outside x. frames: the same of initial_frames (depths 0 .. pad[0] - 1).
+struct PlaneMaps {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    CUtensorMap x, frames;
+#endif
+};
+// Shared memory (128-byte aligned): a TMA mbarrier per slot, then the ring from kRingOffset
+// bytes, where each slot's rows (kLead elements in) start 128-byte aligned, TMA's
+// destinations; slots are whole multiples of 128 bytes.
+constexpr int kSlotAlign = 64;  // elements
+constexpr int kRingOffset = 128 - 2 * kLead;
+static_assert(kSlots * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
 // per item: copy k moves vector k * kThreads + tid (k even) or (k + 1) * kThreads - 1 - tid
@@ -113,19 +140,42 @@ struct Copies {
 
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
-template <typename T, bool kSilu, int kTiles, int kThreads>
+// kTma: the maps are valid; where this build has TMA, thread 0 stages each plane as one box,
+// elsewhere every thread copies its 16-byte vectors (cp.async on sm_80+).
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (AMD: kThreads only)
-    conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g) {
+    conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g, const HIPCONV_GRID_CONSTANT PlaneMaps maps) {
     constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
-    extern __shared__ uint4 shared_words[];
-    T *ring = reinterpret_cast<T *>(shared_words);  // kSlots input planes, then 2 output tiles
+#if HIPCONV_HAS_TMA
+    constexpr bool kUseTma = kTma;
+#else
+    constexpr bool kUseTma = false;
+#endif
+    extern __shared__ __align__(128) uint4 shared_words[];
+    uint64_t *const landed = reinterpret_cast<uint64_t *>(shared_words);  // the slots' mbarriers (kUseTma)
+    // kSlots input planes, then 2 output tiles (from the start without TMA).
+    T *ring = reinterpret_cast<T *>(reinterpret_cast<char *>(shared_words) + (kUseTma ? kRingOffset : 0));
     T *out_tiles = ring + kSlots * g.slot;
     StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + 2 * g.slot);  // [band][step][lane]
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
     using Frags = WindowFrags<T, Band3::kSteps>;
 
-    // Zeros everywhere once: the gaps, the lead and the tail are never written again.
-    for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads) shared_words[i] = make_uint4(0, 0, 0, 0);
+    // Zeros everywhere once: the gaps, the lead and the tail are never written again (the
+    // boxes write their gaps' zeros themselves).
+    for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads)
+        reinterpret_cast<uint4 *>(ring)[i] = make_uint4(0, 0, 0, 0);
+#if HIPCONV_HAS_TMA
+    if (kUseTma) {
+        tma::fence_shared_for_async();  // the zeros before the boxes' writes
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < kSlots; ++s) tma::init_barrier(landed + s, 1);
+            tma::fence_barrier_init();
+        }
+    }
+    uint32_t parities = 0;  // bit s: the phase of landed[s] to wait for next
+#else
+    (void)maps, (void)landed;
+#endif
 
     for (int64_t item = blockIdx.x; item < g.items; item += gridDim.x) {
         QuotientRemainder q = divide(item, g.depth_chunks);
@@ -167,6 +217,22 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (A
         // stage(j) is called for j = 0, 1, 2, ... in turn: x_plane is plane j's offset in x.
         int64_t x_plane = (int64_t)(od0 - p.pad[0]) * p.x_stride[2];
         auto stage = [&](int j) {
+#if HIPCONV_HAS_TMA
+            if (kUseTma) {  // one box by thread 0, its bytes counted on the slot's mbarrier
+                if (threadIdx.x == 0 && j < planes) {
+                    const int id = od0 - p.pad[0] + j, s = j % kSlots;
+                    const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
+                    const uint32_t bar = (uint32_t)__cvta_generic_to_shared(landed + s);
+                    tma::arrive_expect_bytes(landed + s, (uint32_t)g.box_bytes);
+                    const int ih = oh0 - p.pad[1];  // coordinates (w, h, d, c, n)
+                    if (id < 0 && p.initial_frames != nullptr)
+                        tma::load_tile5(to, &maps.frames, 0, ih, p.pad[0] + id, c, n, bar);
+                    else
+                        tma::load_tile5(to, &maps.x, 0, ih, id, c, n, bar);
+                }
+                return;
+            }
+#endif
             if (j < planes) {
                 const int id = od0 - p.pad[0] + j;
                 // A plane neither in x nor in the frames is zeros (read from x_channel: none).
@@ -228,7 +294,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (A
             for (int u = 0; u < 3; ++u) {
                 const int j = j0 + u;
                 if (j >= planes) HIPCONV_DWT_PAST_CHUNK;
-                copy_wait<kSlots - 2>();  // plane j has landed
+#if HIPCONV_HAS_TMA
+                if (kUseTma) {
+                    tma::wait_barrier(landed + j % kSlots, (parities >> (j % kSlots)) & 1u);  // plane j has landed
+                    parities ^= 1u << (j % kSlots);
+                } else
+#endif
+                    copy_wait<kSlots - 2>();  // plane j has landed
                 __syncthreads();  // for every thread; plane j - 1's slot is free, output j - 3 is in its tile
                 stage(j + kSlots - 1);
                 if (j >= 3) write_out((j - 1) % 2, j - 3);
@@ -274,34 +346,60 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (A
     }
 }
 
-template <typename T, bool kSilu, int kTiles, int kThreads>
-hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, dim3 grid, int shared_bytes,
-                         hipStream_t stream) {
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
+hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps &maps, dim3 grid,
+                         int shared_bytes, hipStream_t stream) {
     static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
-    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads>;
+    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads, kTma>;
     const hipError_t err = allow_dynamic_shared(kernel, shared_bytes, shared_granted);
     if (err != hipSuccess) return err;
-    hipLaunchKernelGGL(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g);
+    hipLaunchKernelGGL(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g, maps);
     return hipGetLastError();
 }
 
 template <typename T, bool kSilu, int kThreads>
-hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, int tiles_wave, dim3 grid,
-                         int shared_bytes, hipStream_t stream) {
-    return tiles_wave == 2 ? launch_kernel<T, kSilu, 2, kThreads>(p, g, grid, shared_bytes, stream)
-                           : launch_kernel<T, kSilu, kMaxTiles, kThreads>(p, g, grid, shared_bytes, stream);
+hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps *maps, int tiles_wave,
+                         dim3 grid, int shared_bytes, hipStream_t stream) {
+    auto launch = [&](auto tiles, auto tma) {
+        return launch_kernel<T, kSilu, decltype(tiles)::value, kThreads, decltype(tma)::value>(
+            p, g, maps != nullptr ? *maps : PlaneMaps{}, grid, shared_bytes, stream);
+    };
+    auto with_tiles = [&](auto tma) {
+        return tiles_wave == 2 ? launch(std::integral_constant<int, 2>{}, tma)
+                               : launch(std::integral_constant<int, kMaxTiles>{}, tma);
+    };
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    if (maps != nullptr) return with_tiles(std::true_type{});
+#endif
+    return with_tiles(std::false_type{});
 }
 
 // The instance of kBlockSizes[kIndex...] that has `threads` threads.
 template <typename T, bool kSilu, size_t kIndex = 0>
-hipError_t launch_block(const hipconv_conv3d_params &p, const Geometry &g, int threads, int tiles_wave, dim3 grid,
-                        int shared_bytes, hipStream_t stream) {
+hipError_t launch_block(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps *maps, int threads,
+                        int tiles_wave, dim3 grid, int shared_bytes, hipStream_t stream) {
     constexpr int kThreads = kBlockSizes[kIndex];
     if constexpr (kIndex + 1 < sizeof(kBlockSizes) / sizeof(kBlockSizes[0]))
         if (threads != kThreads)
-            return launch_block<T, kSilu, kIndex + 1>(p, g, threads, tiles_wave, grid, shared_bytes, stream);
-    return launch_kernel<T, kSilu, kThreads>(p, g, tiles_wave, grid, shared_bytes, stream);
+            return launch_block<T, kSilu, kIndex + 1>(p, g, maps, threads, tiles_wave, grid, shared_bytes, stream);
+    return launch_kernel<T, kSilu, kThreads>(p, g, maps, tiles_wave, grid, shared_bytes, stream);
 }
+
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// The maps of x and the frames in plane boxes (PlaneMaps), where TMA is allowed and takes
+// them (a box of up to 256 x 256 elements, 16-byte strides); false where it does not.
+template <typename T> bool encode_plane_maps(const hipconv_conv3d_params &p, const Geometry &g, PlaneMaps *maps) {
+    constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
+    const uint32_t box_w = (uint32_t)g.pitch.d, box_h = (uint32_t)g.rows + 2;
+    if (!conv3d::tma_allowed() || box_w > 256 || box_h > 256) return false;
+    if (!tma::encode_channel_first_rows_map(&maps->x, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, box_w, box_h))
+        return false;
+    const int frame_dims[3] = {p.pad[0], p.in[1], p.in[2]};
+    return p.initial_frames == nullptr ||
+           (p.pad[0] > 0 && tma::encode_channel_first_rows_map(&maps->frames, p.initial_frames, kBf16, p.batch, p.cin,
+                                                              frame_dims, p.initial_stride, box_w, box_h));
+}
+#endif
 
 }  // namespace
 
@@ -355,7 +453,8 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.row_tiles = (int)ceil_div(p.out[1], rows);
     g.rows = (int)ceil_div(p.out[1], g.row_tiles);
     int tiles = 0;
-    g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kRowVec) * kRowVec;
+    g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kSlotAlign) * kSlotAlign;
+    g.box_bytes = (g.rows + 2) * pitch * (int)sizeof(T);
     g.tiles = tiles;
 
     hipError_t err = hipSuccess;
@@ -367,13 +466,18 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     }
     g.items = per_chunk * g.depth_chunks;
 
-    const int shared_bytes = (kSlots + 2) * g.slot * (int)sizeof(T) +
+    const int shared_bytes = kRingOffset + (kSlots + 2) * g.slot * (int)sizeof(T) +
                              kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
     const dim3 grid(grid_blocks(g.items));
     const int tiles_wave = tiles_per_wave(tiles, waves);
-    *status = (hipconv_status_t)(p.silu != 0
-                                     ? launch_block<T, true>(p, g, threads, tiles_wave, grid, shared_bytes, stream)
-                                     : launch_block<T, false>(p, g, threads, tiles_wave, grid, shared_bytes, stream));
+    const PlaneMaps *boxes = nullptr;  // TMA's maps, where it takes x and the frames
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    PlaneMaps maps{};
+    if (encode_plane_maps<T>(p, g, &maps)) boxes = &maps;
+#endif
+    *status = (hipconv_status_t)(
+        p.silu != 0 ? launch_block<T, true>(p, g, boxes, threads, tiles_wave, grid, shared_bytes, stream)
+                    : launch_block<T, false>(p, g, boxes, threads, tiles_wave, grid, shared_bytes, stream));
     return true;
 }
 

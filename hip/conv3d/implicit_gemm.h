@@ -168,8 +168,8 @@ bool device_runs_sm90a();
 
 // Whether conv3d's Hopper kernels may use TMA (the default): HIPCONV_CONV3D_TMA=0 in the
 // environment makes the wgmma kernel copy A and B by every thread, the halo-tile kernel
-// copy its halos by every thread, and leaves Depthwise's diagonal-operand kernel out, for
-// comparison. Read once per process.
+// and Depthwise's NCDHW kernel copy their halos and planes by every thread, and leaves
+// Depthwise's diagonal-operand kernel out, for comparison. Read once per process.
 bool tma_allowed();
 
 // Whether w's rows are dense along k = (kd, kh, kw, ci) (channel stride 1, taps in order):

@@ -143,14 +143,8 @@ __device__ inline void store_through_shared(const OutputView &o, const float (&a
                                             float *c, const RowsTile &t, int cout) {
     typedef RowsConfig Cfg;
     constexpr int kRuns = Cfg::kTileW / 8;
-    const int lane = (int)threadIdx.x % 32, q = lane % 4;
-    // d[4j + r] of half h is C(tile row 2 wg + h, position 16 warp + lane / 4 + 8 (r / 2), co 8j + 2q + r % 2).
-    const int m_base = (int)threadIdx.x / 128 * 128 + ((int)threadIdx.x % 128) / 32 * 16 + lane / 4;
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int i = 0; i < Cfg::kBN / 2; ++i)
-            c[(8 * (i / 4) + 2 * q + i % 2) * Cfg::kLdC + m_base + 64 * h + 8 * ((i % 4) / 2)] = acc[h][i];
+    // Row m of c is tile row m / 64, position m % 64 (half h of warpgroup wg: tile row 2 wg + h).
+    accumulators_to_shared<Cfg::kBN>(acc, c, Cfg::kLdC);
     __syncthreads();
     T *const y = static_cast<T *>(o.y);
     const T *const bias = static_cast<const T *>(o.bias);

@@ -382,23 +382,14 @@ __global__ void __launch_bounds__(kIgThreads, 1)
         copy_wait<0>();
         __syncthreads();  // every warpgroup's reads of the stages done
 
-        // d[4j + r] of half h is C(128 wg + 64 h + 16 warp + lane/4 + 8 (r/2), 8j + 2 (lane%4) + r%2).
-        const int lane = (int)threadIdx.x % 32;
-        const int m_base = warpgroup * 128 + ((int)threadIdx.x % 128) / 32 * 16 + lane / 4;
+        // acc[h][4j + r] is C(first_accumulator_row() + 64 h + 8 (r / 2), 8j + 2 (lane % 4) + r % 2).
         if (register_epilogue) {
             begin_tile(tile + gridDim.x);
-            store_accumulators<T, BN>(out, acc, origin.m0 + m_base, geo.m, origin.g * geo.cout_g + origin.n0,
-                                      geo.cout_g - origin.n0);
+            store_accumulators<T, BN>(out, acc, origin.m0 + first_accumulator_row(), geo.m,
+                                      origin.g * geo.cout_g + origin.n0, geo.cout_g - origin.n0);
             continue;
         }
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int i = 0; i < kAcc; ++i) {
-                const int m = m_base + 64 * h + 8 * ((i % 4) / 2);
-                const int n = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-                c_tile[n * Cfg::kLdC + m] = acc[h][i];
-            }
+        accumulators_to_shared<BN>(acc, c_tile, Cfg::kLdC);
         __syncthreads();
         write_output_tile<T, kIgThreads>(out, c_tile, Cfg::kLdC, Cfg::kBM, BN, origin.m0,
                                          (int)min((int64_t)Cfg::kBM, geo.m - origin.m0),

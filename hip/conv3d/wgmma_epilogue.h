@@ -31,6 +31,25 @@ namespace conv3d {
 // SiLU's instructions issue, predicated off, for every value without SiLU too).
 enum class Epilogue { kRunTime, kPlain, kBias, kSilu, kSiluBias };
 
+// The thread's first accumulator row in its block: warpgroup wg's rows start at 128 wg, warp
+// (warp % 4) of it holds rows 16 (warp % 4) .. + 15 of each half, lane / 4 one of them.
+__device__ inline int first_accumulator_row() {
+    return (int)threadIdx.x / 128 * 128 + ((int)threadIdx.x % 128) / 32 * 16 + (int)threadIdx.x % 32 / 4;
+}
+
+// The thread's accumulators into c[n][m] in shared memory (channel n counted from the tile's
+// first, row m from the block's first, c's rows ld floats apart), for an epilogue that writes
+// y from there: acc[h][4j + r] to n = 8j + 2q + r % 2, m = first_accumulator_row() + 64h +
+// 8 (r / 2).
+template <int BN> __device__ inline void accumulators_to_shared(const float (&acc)[2][BN / 2], float *c, int ld) {
+    const int m_base = first_accumulator_row(), q = (int)threadIdx.x % 4;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i)
+            c[(8 * (i / 4) + 2 * q + i % 2) * ld + m_base + 64 * h + 8 * ((i % 4) / 2)] = acc[h][i];
+}
+
 // Channels from `channels` on (counted from co) are not written. All 32 lanes of each warp
 // call this.
 template <typename T, int BN, Epilogue kEpilogue, typename RowAddress>
