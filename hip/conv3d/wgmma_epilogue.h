@@ -12,6 +12,10 @@
  * contiguous bytes. The caller names each of the thread's 4 rows by its y address:
  * row_address(2h + r / 2) (channel co included), nullptr where the row is not written;
  * called as each row is stored, so that no row's address is held across the others.
+ *
+ * For every other y the kernels go through shared memory: accumulators_to_shared puts the
+ * same accumulators into c[co][m] (row (h, r / 2) = first_accumulator_row() + 64 h +
+ * 8 (r / 2)), from which they write y.
  */
 #pragma once
 
