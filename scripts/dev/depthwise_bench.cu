@@ -6,7 +6,7 @@
 // as rounded (relative norm error under 1e-3 for f16 and 1e-2 for bf16, NaN-poisoned
 // outputs; the reference runs on the host's cores, OpenMP). The cases cover both
 // matrix-core kernels' edges (NCDHW and NDHWC): several row tiles, wide rows, odd widths,
-// pad[2] 0, pad[1] 2, causal frames, depth chunks, bias and SiLU; the "generic" cases cover
+// pad[2] 0, pad[1] 2, pad[0] 2, causal frames, depth chunks, bias and SiLU; the "generic" cases cover
 // depthwise_generic.hip (other kernel sizes, strides and dilations, odd channel counts, with
 // eight of them timed at the bench's shape). NAIVE=1 runs the naive kernel instead of the
 // Depthwise launcher (the baseline of geometries that had no depthwise kernel). The
@@ -155,6 +155,7 @@ int main(int argc, char **argv) {
         {"causal frames", 1, 3, 5, 9, 24, {2, 1, 1}, false, true, true, false, false, false},
         {"causal frames bf16", 2, 3, 6, 9, 24, {2, 1, 1}, false, true, false, true, true, false},
         {"pad w 0", 1, 4, 4, 6, 16, {1, 0, 0}, false, false, true, false, false, false},
+        {"pad d 2", 2, 3, 5, 9, 24, {2, 1, 1}, false, false, true, true, false, false},
         {"pad h 2", 1, 2, 4, 5, 8, {1, 2, 1}, false, false, false, true, true, false},
         {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
         {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
@@ -168,6 +169,7 @@ int main(int argc, char **argv) {
         {"ndhwc causal frames", 1, 24, 5, 9, 24, {2, 1, 1}, true, true, true, false, false, false},
         {"ndhwc frames bf16", 2, 8, 6, 9, 20, {2, 1, 1}, true, true, false, true, true, false},
         {"ndhwc pad w 0", 1, 16, 4, 6, 16, {1, 0, 0}, true, false, true, false, false, false},
+        {"ndhwc pad d 2", 2, 24, 5, 9, 20, {2, 1, 1}, true, false, true, true, false, false},
         {"ndhwc pad h 2", 1, 8, 4, 5, 8, {1, 2, 1}, true, false, false, true, true, false},
         {"ndhwc row tiles", 1, 16, 3, 70, 30, {1, 1, 1}, true, false, true, false, false, false},
         {"ndhwc depth chunks", 1, 8, 37, 6, 8, {1, 1, 1}, true, false, true, false, false, false},

@@ -22,7 +22,7 @@ for n in conv3d conv3d_errors conv3d_verify conv3d_large; do
 done | tee $OUT/tests.txt
 t=$(ls tests/conv3d-* | head -1)
 for f in row_reuse_kernel_matches_the_reference every_kernel_path_once_for_the_sanitizers; do s=$(date +%s)
-  HIPCONV_CONV3D_ROWS=0 timeout $(left 60) "$t" $f > /tmp/c3/norows-$f.log 2>&1
+  HIPCONV_CONV3D_ROWS=0 timeout $(left 90) "$t" $f > /tmp/c3/norows-$f.log 2>&1
   echo "HIPCONV_CONV3D_ROWS=0 conv3d $f exit $? ($(( $(date +%s) - s )) s): $(grep -E '^test result' /tmp/c3/norows-$f.log | tail -1)"
 done | tee -a $OUT/tests.txt
 for f in every_kernel_path_once_for_the_sanitizers causal_streaming_chunk_by_chunk_equals_one_pass; do s=$(date +%s)
