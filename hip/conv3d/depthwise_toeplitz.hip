@@ -47,16 +47,17 @@
  * 16-byte vectors (cp.async on NVIDIA), with addresses worked out once per item (at most
  * kCopies vectors a thread), so that a plane costs a pointer and a predicate per copy.
  *
- * Launch: kThreads threads (NVIDIA 4 warps, four blocks an SM at 128 registers; AMD 4 waves
- * of 64); wave w takes tiles w, w + kWaves, ..., kTiles of them (2 or 4, the kernel's
- * instances: the plane's tiles padded to kWaves * kTiles, so no branch separates their
- * matrix steps, except that a wave whose last tile is past the plane's skips it); one block
- * per (n, c, row tile, depth chunk of up to 16), depth chunk fastest (neighbouring chunks
- * share planes in L2). Dynamic shared memory: kSlots input slots, two output tiles and the
- * taps operands (28 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows),
- * with TMA after the slots' mbarriers (the ring kRingOffset bytes in). Outputs are written
- * once, and the threads' copies read planes once: both go through L2 as evict-first
- * (block_copy.h copy16_once_if, store16_once).
+ * Launch: kThreads threads (NVIDIA 4 warps, five blocks an SM at 96 registers with TMA's
+ * staging, four at 128 with the threads' copies; AMD 4 waves of 64); wave w takes tiles w,
+ * w + kWaves, ..., kTiles of them (2 or 4, the kernel's instances: the plane's tiles padded
+ * to kWaves * kTiles, so no branch separates their matrix steps, except that a wave whose
+ * last tile is past the plane's skips it); one block per (n, c, row tile, depth chunk of up
+ * to 16), depth chunk fastest (neighbouring chunks share planes in L2). Dynamic shared
+ * memory: kSlots input slots, two output tiles and the taps operands (28 KiB on NVIDIA at
+ * the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA after the slots'
+ * mbarriers (the ring kRingOffset bytes in). Outputs are written once, and the threads'
+ * copies read planes once: both go through L2 as evict-first (block_copy.h
+ * copy16_once_if, store16_once).
  */
 #include "activation.h"
 #include "block_copy.h"
@@ -78,13 +79,21 @@ using namespace depthwise_toeplitz;
 
 // Block sizes (the kernel's kThreads) in order of preference: the launcher takes the first
 // whose block stages at least 4 rows of the plane (or all of them). NVIDIA: 4 warps, four
-// blocks an SM, so that one block's matrix steps overlap the others' copies at independent
-// plane barriers (against 8 warps and two blocks: 129.4 against 130.7 us at the bench's
-// 56 x 56 planes, 125.3-125.8 against 130.3-131.2 with the L2 hints of block_copy.h; the
-// two row tiles' halo rows come from L2); 8 warps for wider rows. AMD: 4 waves of 64.
+// blocks an SM (five with TMA), so that one block's matrix steps overlap the others'
+// copies at independent plane barriers (against 8 warps and two blocks: 129.4 against
+// 130.7 us at the bench's 56 x 56 planes, 125.3-125.8 against 130.3-131.2 with the L2 hints
+// of block_copy.h; the two row tiles' halo rows come from L2); 8 warps for wider rows. AMD:
+// 4 waves of 64.
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 constexpr int kBlockSizes[] = {128, 256};
 constexpr int kBlockThreads = 512;  // registers per SM / 128: threads of the blocks an SM holds
+// With TMA's staging (sm_90 code) the instances fit 96 registers: five 4-warp blocks an SM
+// (101.7-101.9 against 108.5-108.6 us at the bench's row, fifty-third session).
+#if HIPCONV_HAS_TMA
+constexpr int kBlockThreadsTma = 640;
+#else
+constexpr int kBlockThreadsTma = kBlockThreads;
+#endif
 #else
 constexpr int kBlockSizes[] = {256};
 #endif
@@ -143,7 +152,8 @@ struct Copies {
 // kTma: the maps are valid; where this build has TMA, thread 0 stages each plane as one box,
 // elsewhere every thread copies its 16-byte vectors (cp.async on sm_80+).
 template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
-__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (AMD: kThreads only)
+// (AMD: bounded by kThreads only)
+__global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBlockThreads) / kThreads)
     conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g, const HIPCONV_GRID_CONSTANT PlaneMaps maps) {
     constexpr int kWaves = kThreads / HIPCONV_WAVE_SIZE;
 #if HIPCONV_HAS_TMA
@@ -308,20 +318,31 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlockThreads / kThreads)  // (A
                 // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
                 // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
                 // output j starts here (kh 0, kd 0), at its bias.
+                auto products = [&](int t, int kh) {
+                    Frags frags;
+                    load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
 #pragma unroll
-                for (int t = 0; t < kTiles; ++t) {
-                    if (!computed(t)) continue;  // only the last t (continue: hipcc unrolls it)
-#pragma unroll
-                    for (int kh = 0; kh < 3; ++kh) {
-                        Frags frags;
-                        load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
-#pragma unroll
-                        for (int kd = 0; kd < 3; ++kd) {
-                            TileAcc &out = acc[t][(u - kd + 3) % 3];
-                            if (kh == 0 && kd == 0) out = bias_acc;
-                            multiply(out, frags, [&](int s) { return item_taps[kh][kd][s]; });
-                        }
+                    for (int kd = 0; kd < 3; ++kd) {
+                        TileAcc &out = acc[t][(u - kd + 3) % 3];
+                        if (kh == 0 && kd == 0) out = bias_acc;
+                        multiply(out, frags, [&](int s) { return item_taps[kh][kd][s]; });
                     }
+                };
+                // With kh outside, an accumulator's three steps lie a tile loop apart and the TMA
+                // instances fit 96 registers (five blocks an SM); the threads' copies keep t
+                // outside (kh outside, their kTiles 4 instances spill at 128 registers on sm_90).
+                if (kUseTma) {
+#pragma unroll
+                    for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+                        for (int t = 0; t < kTiles; ++t)
+                            if (computed(t)) products(t, kh);
+                } else {
+#pragma unroll
+                    for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+                        for (int kh = 0; kh < 3; ++kh)
+                            if (computed(t)) products(t, kh);
                 }
                 const int done = (u + 1) % 3;  // output j - 2 (a constant once unrolled)
                 if (j >= 2) {
