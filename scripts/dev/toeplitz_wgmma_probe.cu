@@ -2,7 +2,12 @@
 // window[8m + k] (rows of 16 elements overlapping by 8), through a no-swizzle K-major
 // descriptor with a 16-byte step along k and 128 bytes along m? And how fast do m64n8k16 and
 // m64n24k16 run against mma.sync m16n8k16 on the same work?
-//   nvcc -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a scripts/dev/toeplitz_wgmma_probe.cu -o probe
+/*
+ *   nvcc -std=c++17 -O3 -DHIPCONV_PLATFORM_NVIDIA -gencode arch=compute_90a,code=sm_90a \
+ *     -Ihip/common -Ihip/conv3d -Ihip/include -Iscripts/dev scripts/dev/toeplitz_wgmma_probe.cu -o probe \
+ *     -L$(dirname $(which nvcc))/../lib -cudart static
+ * (The kernels' bodies exist in the sm_90a device pass only: wgmma.h's HIPCONV_HAS_WGMMA.)
+ */
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -11,22 +16,17 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                  \
-    do {                                                                          \
-        cudaError_t e = (x);                                                      \
-        if (e != cudaSuccess) {                                                   \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));     \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "graph_timing.h"
+#include "wgmma.h"
 
+namespace wg = hipconv::wgmma;
+
+// A no-swizzle descriptor (wgmma.h's descriptor() names swizzled tiles only): start, the
+// leading byte offset (between core matrices along k) and the stride byte offset (along m/n).
 __device__ inline uint64_t desc(const void *p, uint32_t lbo, uint32_t sbo) {
     const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
     return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32;
 }
-__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ inline void wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 
 __device__ inline void n8(float (&d)[4], uint64_t a, uint64_t b) {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
@@ -48,6 +48,7 @@ __device__ inline int b_index(int k, int n) { return (n / 8) * 128 + (k / 8) * 6
 
 // Correctness: one warpgroup, window of 64 * 8 + 8 elements, B 16 x 24; out[m * 24 + n].
 __global__ void check_kernel(const __half *x, const __half *b, float *out, int variant) {
+#if HIPCONV_HAS_WGMMA
     __shared__ __align__(128) __half window[1024];
     __shared__ __align__(128) __half band[16 * 24];
     for (int i = threadIdx.x; i < 1024; i += 128) window[i] = x[i];
@@ -58,22 +59,26 @@ __global__ void check_kernel(const __half *x, const __half *b, float *out, int v
     const uint64_t a = desc(window, lbo, sbo), bd = desc(band, 128, 256);
     float d[12] = {};
     float e[4] = {};
-    fence();
+    wg::fence();
     n24(d, a, bd);
     n8(e, a, desc(band + 128, 128, 256));  // n-group 1 alone (256 bytes in)
-    commit();
-    wait0();
+    wg::commit();
+    wg::wait<0>();
     const int w = threadIdx.x / 32, l = threadIdx.x % 32, g = l / 4, q = l % 4;
     for (int i = 0; i < 12; ++i) {
         const int j = i / 4, r = i % 4;
         out[(16 * w + g + 8 * (r / 2)) * 24 + 8 * j + 2 * q + r % 2] = d[i];
     }
     for (int r = 0; r < 4; ++r) out[64 * 24 + (16 * w + g + 8 * (r / 2)) * 8 + 2 * q + r % 2] = e[r];
+#else
+    (void)x, (void)b, (void)out, (void)variant;
+#endif
 }
 
 // Throughput: per iteration ("plane") 4 tiles x 3 kh of windows 512 elements apart;
 // mode 0: m64n24k16 (12 a plane), 1: m64n8k16 x 3 (36), 2: mma.sync m16n8k16 (36 a warp).
 template <int kMode> __global__ void __launch_bounds__(128) rate_kernel(int planes, float *sink, long long *cycles) {
+#if HIPCONV_HAS_WGMMA
     __shared__ __align__(128) __half window[2048 + 512];
     __shared__ __align__(128) __half band[3 * 16 * 24];
     for (int i = threadIdx.x; i < 2560; i += 128) window[i] = __float2half((float)((i * 7) % 13) * 0.01f);
@@ -91,7 +96,7 @@ template <int kMode> __global__ void __launch_bounds__(128) rate_kernel(int plan
                     bfr[kh][kd][h] = reinterpret_cast<const uint32_t *>(band)[(kh * 3 + kd) * 64 + h * 32 + lane];
     for (int j = 0; j < planes; ++j) {
         if (kMode == 0 || kMode == 1) {
-            fence();
+            wg::fence();
 #pragma unroll
             for (int kh = 0; kh < 3; ++kh)
 #pragma unroll
@@ -106,8 +111,8 @@ template <int kMode> __global__ void __launch_bounds__(128) rate_kernel(int plan
                                desc(band + kh * 384 + kd * 128, 128, 256));
                     }
                 }
-            commit();
-            wait0();
+            wg::commit();
+            wg::wait<0>();
         } else {
 #pragma unroll
             for (int kh = 0; kh < 3; ++kh)
@@ -137,6 +142,9 @@ template <int kMode> __global__ void __launch_bounds__(128) rate_kernel(int plan
         for (int i = 0; i < 12; ++i) s += acc[t][i];
     if (s == 12345.f) sink[threadIdx.x] = s;
     if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+#else
+    (void)planes, (void)sink, (void)cycles;
+#endif
 }
 
 int main() {
@@ -148,16 +156,16 @@ int main() {
     for (int i = 0; i < 384; ++i) fb[i] = (float)(rand() % 9 - 4) / 4.f, hb[i] = __float2half(fb[i]);
     __half *dx, *db;
     float *dout;
-    CHECK(cudaMalloc(&dx, 1024 * 2));
-    CHECK(cudaMalloc(&db, 384 * 2));
-    CHECK(cudaMalloc(&dout, (64 * 24 + 64 * 8) * 4));
-    CHECK(cudaMemcpy(dx, hx.data(), 2048, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, hb.data(), 768, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&dx, 1024 * 2));
+    CK(cudaMalloc(&db, 384 * 2));
+    CK(cudaMalloc(&dout, (64 * 24 + 64 * 8) * 4));
+    CK(cudaMemcpy(dx, hx.data(), 2048, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, hb.data(), 768, cudaMemcpyHostToDevice));
     for (int variant = 0; variant < 2; ++variant) {
         check_kernel<<<1, 128>>>(dx, db, dout, variant);
-        CHECK(cudaGetLastError());
+        CK(cudaGetLastError());
         std::vector<float> out(64 * 32);
-        CHECK(cudaMemcpy(out.data(), dout, out.size() * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(out.data(), dout, out.size() * 4, cudaMemcpyDeviceToHost));
         int bad = 0, bad8 = 0;
         for (int m = 0; m < 64; ++m)
             for (int n = 0; n < 24; ++n) {
@@ -171,31 +179,31 @@ int main() {
     }
     // throughput
     int sms = 0;
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     float *sink;
     long long *cyc;
-    CHECK(cudaMalloc(&sink, 4096));
+    CK(cudaMalloc(&sink, 4096));
     const int planes = 4000;
     for (int per_sm : {4, 5, 6, 8}) {
         const int blocks = sms * per_sm;
-        CHECK(cudaMalloc(&cyc, blocks * 8));
+        CK(cudaMalloc(&cyc, blocks * 8));
         for (int mode = 0; mode < 3; ++mode) {
             cudaEvent_t a, b;
-            CHECK(cudaEventCreate(&a));
-            CHECK(cudaEventCreate(&b));
+            CK(cudaEventCreate(&a));
+            CK(cudaEventCreate(&b));
             for (int rep = 0; rep < 2; ++rep) {
-                CHECK(cudaEventRecord(a));
+                CK(cudaEventRecord(a));
                 if (mode == 0) rate_kernel<0><<<blocks, 128>>>(planes, sink, cyc);
                 if (mode == 1) rate_kernel<1><<<blocks, 128>>>(planes, sink, cyc);
                 if (mode == 2) rate_kernel<2><<<blocks, 128>>>(planes, sink, cyc);
-                CHECK(cudaGetLastError());
-                CHECK(cudaEventRecord(b));
-                CHECK(cudaEventSynchronize(b));
+                CK(cudaGetLastError());
+                CK(cudaEventRecord(b));
+                CK(cudaEventSynchronize(b));
             }
             float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, a, b));
+            CK(cudaEventElapsedTime(&ms, a, b));
             std::vector<long long> c(blocks);
-            CHECK(cudaMemcpy(c.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(c.data(), cyc, blocks * 8, cudaMemcpyDeviceToHost));
             double mean = 0;
             for (long long v : c) mean += (double)v / blocks;
             // Toeplitz MACs a plane a block: 4 tiles x 3 kh x 3 kd x 512 x 16 x 8 / 8 (m64 x k16 x n8)
@@ -204,7 +212,7 @@ int main() {
                    per_sm, mode == 0 ? "m64n24k16" : mode == 1 ? "m64n8k16 " : "mma.sync ", ms, macs / ms / 1e9,
                    mean / planes, mean / planes / per_sm);
         }
-        CHECK(cudaFree(cyc));
+        CK(cudaFree(cyc));
     }
     return 0;
 }
