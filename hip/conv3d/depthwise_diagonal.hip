@@ -40,20 +40,23 @@
  *   2c + kw, one ldmatrix.x4 (kw 0, 1) and one .x2 (kw 2) per (P, kh), with no reuse
  *   across rows: per (P, kh, kd) an m16n8k16 and an m16n8k8.
  *
- * Pipeline (kStages boxes in flight, one block barrier a plane): thread 0 issues plane j +
- * kStages into plane j's stage after the barrier that ends plane j. A plane of padding
- * (outside x and the frames: zeros) skips its products (at the bench's 16 outputs and
- * padding 1, 2 of a block's 18 planes: 92.5-93.4 against 97.0-97.4 us on an H200,
- * fifty-third session). After plane j, output depth j - 2 is whole (its ring slot started
- * at the bias): each warp applies the activation, rounds to 16 bits and puts its 8
- * channels into output tile j % 3 (stmatrix, the same swizzle); after the barrier thread 0
- * stores the tile to y by TMA (clipped at y's edges), and before the barrier of plane j + 2
- * it waits until that store has read the tile.
+ * Pipeline (kStages boxes in flight, a block barrier every kPeriod planes): after the
+ * barrier that ends a period, thread 0 issues into the period's stages the planes kStages
+ * further on. A plane of padding (outside x and the frames: zeros) skips its products (at
+ * the bench's 16 outputs and padding 1, 2 of a block's 18 planes: 92.5-93.4 against
+ * 97.0-97.4 us on an H200, fifty-third session). After plane j, output depth j - 2 is
+ * whole (its ring slot started at the bias): each warp applies the activation, rounds to
+ * 16 bits and puts its 8 channels into output tile (j - 2) % kTiles (stmatrix, the same
+ * swizzle); after the period's barrier thread 0 stores the period's tiles to y by TMA
+ * (clipped at y's edges), and before a barrier it waits until the stores of the tiles the
+ * next period writes have read them. Stride 1 runs periods of two planes with five stages
+ * (one barrier a plane and four stages: 1-1.5% slower at the bench's f16 row on an H200,
+ * fifty-fifth session); stride 2 one plane with four (five do not fit twice an SM).
  *
- * Launch: 256 threads (8 warps; 128 registers at stride 1, 96-107 at 2), one block per
+ * Launch: 256 threads (8 warps; 125 registers at stride 1, 99 at 2), one block per
  * (channel block, w tile, row tile, depth chunk, batch row), channel block fastest; kStages
- * stages and 3 output tiles of dynamic shared memory (77 KiB at stride 1, 93 KiB at 2: two
- * blocks an SM).
+ * stages and kTiles output tiles of dynamic shared memory (98 KiB at stride 1, 93 KiB at
+ * 2: two blocks an SM).
  */
 #include <atomic>
 #include <type_traits>
@@ -80,19 +83,21 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kChannels = 8 * kWarps;  // 64: one 128-byte line a position
 constexpr CUtensorMapSwizzle kSwizzle = CU_TENSOR_MAP_SWIZZLE_128B;
 constexpr int kPositions = 8;          // output positions along w a block
-constexpr int kStages = 4;
 constexpr int kLine = 2 * kChannels;  // bytes a position
 
 // A block's tile at spatial stride kStride (1 or 2 on h and w): output rows, the input box
 // they read (rows x positions), and the shared memory.
 template <int kStride> struct DiagonalTile {
+    static constexpr int kStages = kStride == 1 ? 5 : 4;  // input boxes (stride 2: five do not fit twice an SM)
+    static constexpr int kPeriod = kStride == 1 ? 2 : 1;  // planes a block barrier
+    static constexpr int kTiles = kPeriod + 2;  // output tiles: a period's being written, the last ones stored
     static constexpr int kRows = kStride == 1 ? 8 : 4;  // output rows a block
     static constexpr int kInRows = (kRows - 1) * kStride + 3;
     static constexpr int kInPositions = (kPositions - 1) * kStride + 3;
     static constexpr int kBoxBytes = kInRows * kInPositions * kLine;
     static constexpr int kStageBytes = (kBoxBytes + 1023) / 1024 * 1024;
     static constexpr int kTileBytes = kRows * kPositions * kLine;
-    static constexpr int kSharedBytes = 1024 + kStages * kStageBytes + 3 * kTileBytes + kStages * 8;
+    static constexpr int kSharedBytes = 1024 + kStages * kStageBytes + kTiles * kTileBytes + kStages * 8;
 };
 
 struct DiagonalGeometry {
@@ -155,10 +160,11 @@ __global__ void __launch_bounds__(kThreads, 2)
     using Tile = DiagonalTile<kStride>;
     constexpr int kRows = Tile::kRows, kInPositions = Tile::kInPositions;
     constexpr int kStageBytes = Tile::kStageBytes, kTileBytes = Tile::kTileBytes;
+    constexpr int kStages = Tile::kStages, kPeriod = Tile::kPeriod, kTiles = Tile::kTiles;
     extern __shared__ uint8_t dynamic_shared[];
     const uint32_t shared_base = (tma::shared_address(dynamic_shared) + 1023) & ~1023u;
     const uint32_t stages = shared_base, tiles = stages + kStages * kStageBytes;
-    const uint32_t bars = tiles + 3 * kTileBytes;
+    const uint32_t bars = tiles + kTiles * kTileBytes;
     uint8_t *bars_generic = dynamic_shared + (bars - tma::shared_address(dynamic_shared));
     uint64_t *full = reinterpret_cast<uint64_t *>(bars_generic);
 
@@ -246,9 +252,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 
     constexpr int kPairs = kRows / 2;  // m16 tiles: two rows of 8 positions
     float acc[3][kPairs][4];
-    for (int j0 = 0; j0 < planes; j0 += 3) {
+    constexpr int kUnroll = 3 * kPeriod;  // j % 3 (the ring) and j % kPeriod constants once unrolled
+    for (int j0 = 0; j0 < planes; j0 += kUnroll) {
 #pragma unroll
-        for (int u = 0; u < 3; ++u) {
+        for (int u = 0; u < kUnroll; ++u) {
             const int j = j0 + u;
             if (j >= planes) break;
             const int s = j % kStages;
@@ -256,8 +263,8 @@ __global__ void __launch_bounds__(kThreads, 2)
             // Output j starts at the bias; outputs j - 1 and j - 2 get their later planes.
 #pragma unroll
             for (int q = 0; q < kPairs; ++q) {
-                acc[u][q][0] = start[0], acc[u][q][1] = start[1];
-                acc[u][q][2] = start[0], acc[u][q][3] = start[1];
+                acc[u % 3][q][0] = start[0], acc[u % 3][q][1] = start[1];
+                acc[u % 3][q][2] = start[0], acc[u % 3][q][3] = start[1];
             }
             const uint32_t stage = stages + s * kStageBytes;
             // A plane of padding zeros (past x, or before it without frames) adds nothing.
@@ -273,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                         ldmatrix_x2(a2, row + offset2[hh % 4]);
 #pragma unroll
                         for (int kd = 0; kd < 3; ++kd) {
-                            float(&pairs)[kPairs][4] = acc[(u - kd + 3) % 3];
+                            float(&pairs)[kPairs][4] = acc[(u - kd + 6) % 3];
 #pragma unroll
                             for (int kh = 0; kh < 3; ++kh) {  // output rows hh - kh, + 1: kw 0 and 1
                                 const int r = hh - kh;
@@ -300,34 +307,46 @@ __global__ void __launch_bounds__(kThreads, 2)
                             ldmatrix_x2(a2, stage + swizzled(line + line2, warp));
 #pragma unroll
                             for (int kd = 0; kd < 3; ++kd) {
-                                float(&out)[4] = acc[(u - kd + 3) % 3][q];
+                                float(&out)[4] = acc[(u - kd + 6) % 3][q];
                                 mc::Mma16x8x16<T>::run(out, a01, b01[kd][kh][0], b01[kd][kh][1]);
                                 Mma16x8x8<T>::run(out, a2, b2[kd][kh]);
                             }
                         }
                 }
             }
-            if (j >= 2) {  // output j - 2 is whole: into tile u
+            if (j >= 2) {  // output j - 2 is whole: into its tile
                 const int done = (u + 1) % 3;
-                const uint32_t tile = tiles + u * kTileBytes;
+                const uint32_t tile = tiles + ((j - 2) % kTiles) * kTileBytes;
 #pragma unroll
                 for (int q = 0; q < kPairs; q += 2) {
                     uint32_t packed[4];
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
                         const float(&v)[4] = acc[done][q + e];
-                        packed[2 * e] = mc::pack(T(activate<kSilu>(v[0])), T(activate<kSilu>(v[1])));
-                        packed[2 * e + 1] = mc::pack(T(activate<kSilu>(v[2])), T(activate<kSilu>(v[3])));
+                        packed[2 * e] = mc::pack(T(activate_to<kSilu, T>(v[0])), T(activate_to<kSilu, T>(v[1])));
+                        packed[2 * e + 1] = mc::pack(T(activate_to<kSilu, T>(v[2])), T(activate_to<kSilu, T>(v[3])));
                     }
                     stmatrix_x4(tile + 2 * q * kPositions * kLine + store_offset, packed);
                 }
-                tma::fence_shared_for_async();
-                if (threadIdx.x == 0) tma::wait_stores_read<1>();  // the store of tile (u + 1) % 3
             }
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                if (j >= 2) tma::store_tile5(&y_map, c0, w0, h0, od0 + j - 2, n, tiles + u * kTileBytes);
-                if (j + kStages < planes) issue_plane(j + kStages, s);
+            // A block barrier ends each period of kPeriod planes (and the last plane): then
+            // the period's stages are free for the next boxes and its outputs' tiles whole.
+            const bool period_end = kPeriod == 1 || u % 2 == 1;
+            if (period_end || j + 1 == planes) {
+                tma::fence_shared_for_async();  // this thread's tiles since the last barrier
+                // The tiles that the next period writes: the stores that last read them (two
+                // barriers back at kPeriod 1, the last barrier's two at 2) are done reading.
+                if (threadIdx.x == 0) tma::wait_stores_read<kPeriod == 1 ? 1 : 0>();
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    if (kPeriod == 2 && period_end && j >= 3)
+                        tma::store_tile5(&y_map, c0, w0, h0, od0 + j - 3, n, tiles + ((j - 3) % kTiles) * kTileBytes);
+                    if (j >= 2)
+                        tma::store_tile5(&y_map, c0, w0, h0, od0 + j - 2, n, tiles + ((j - 2) % kTiles) * kTileBytes);
+                    if (kPeriod == 2 && period_end && j - 1 + kStages < planes)
+                        issue_plane(j - 1 + kStages, (j - 1) % kStages);
+                    if (j + kStages < planes) issue_plane(j + kStages, s);
+                }
             }
         }
     }

@@ -354,8 +354,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #pragma unroll
                         for (int h = 0; h < 2; ++h) {
                             if (!computed(t)) continue;  // only the last t (continue: hipcc unrolls it)
-                            const uint32_t lo = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h)));
-                            const uint32_t hi = float_to_bits(T(), activate<kSilu>(acc_value(acc[t][done], 2 * h + 1)));
+                            const TileAcc &out = acc[t][done];
+                            const uint32_t lo = float_to_bits(T(), activate_to<kSilu, T>(acc_value(out, 2 * h)));
+                            const uint32_t hi = float_to_bits(T(), activate_to<kSilu, T>(acc_value(out, 2 * h + 1)));
                             *reinterpret_cast<uint32_t *>(tile + t * kWaves * kTile + output_offset(2 * h)) =
                                 lo | hi << 16;
                         }

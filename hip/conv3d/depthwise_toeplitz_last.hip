@@ -322,9 +322,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSM)
 #pragma unroll
                             for (int e = 0; e < 2; ++e) {
                                 const uint32_t lo =
-                                    float_to_bits(T(), activate<kSilu>(acc_value(acc[h][t][done], 2 * e)));
+                                    float_to_bits(T(), activate_to<kSilu, T>(acc_value(acc[h][t][done], 2 * e)));
                                 const uint32_t hi =
-                                    float_to_bits(T(), activate<kSilu>(acc_value(acc[h][t][done], 2 * e + 1)));
+                                    float_to_bits(T(), activate_to<kSilu, T>(acc_value(acc[h][t][done], 2 * e + 1)));
                                 *reinterpret_cast<uint32_t *>(tile + t * kTile + output_offset(2 * e)) = lo | hi << 16;
                             }
                     }
