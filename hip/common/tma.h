@@ -141,11 +141,13 @@ inline bool encode_im2col_map(CUtensorMap *map, const void *base, bool bf16, con
 
 // The 5-D tile map of a tensor at `base` of 16-bit elements (`bf16` picks the type): dims
 // innermost first, the innermost contiguous and the others `stride` elements apart, read in
-// `box`es with `swizzle`; elements outside the tensor (a box wider than a dim included) read
-// as zeros. False where TMA cannot take it (no encoder, a base not 16-byte aligned, a
-// stride not a positive multiple of 16 bytes, a box the encoder refuses).
+// `box`es with `swizzle`, L2 fetches promoted to `promotion`; elements outside the tensor (a
+// box wider than a dim included) read as zeros. False where TMA cannot take it (no encoder,
+// a base not 16-byte aligned, a stride not a positive multiple of 16 bytes, a box the
+// encoder refuses).
 inline bool encode_tile_map5(CUtensorMap *map, const void *base, bool bf16, const int64_t (&dims)[5],
-                             const int64_t (&stride)[4], const uint32_t (&box)[5], CUtensorMapSwizzle swizzle) {
+                             const int64_t (&stride)[4], const uint32_t (&box)[5], CUtensorMapSwizzle swizzle,
+                             CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tile_map_encoder();
     if (encode == nullptr || (reinterpret_cast<uintptr_t>(base) & 15) != 0) return false;
     cuuint64_t sizes[5], strides[4];
@@ -160,7 +162,7 @@ inline bool encode_tile_map5(CUtensorMap *map, const void *base, bool bf16, cons
     const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
     return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5,
                   const_cast<void *>(base), sizes, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                  swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // A box of a channels-last 5-D tensor: channels x w x h x d positions (of one n).
@@ -180,14 +182,17 @@ inline bool encode_channels_last_map(CUtensorMap *map, const void *base, bool bf
 
 // The 5-D tile map (encode_tile_map5) of a channel-first tensor at `base` ([n][c][d][h][w]
 // by `stride` in conv3d's axis order; w stride 1), read in boxes of `box_w` x `box_h`
-// elements of one plane (coordinates w, h, d, c, n), without swizzle.
+// elements of one plane (coordinates w, h, d, c, n), without swizzle. A box row is one
+// image row, seldom 128-byte aligned: its L2 fetches are promoted to 128 bytes, not 256 (the
+// depthwise kernel's reads alone 57.3 -> 49.2 us at the bench's row; docs/PERFORMANCE.md,
+// fifty-sixth session).
 inline bool encode_channel_first_rows_map(CUtensorMap *map, const void *base, bool bf16, int64_t n, int64_t c,
                                           const int (&dhw)[3], const int64_t (&stride)[5], uint32_t box_w,
                                           uint32_t box_h) {
     if (stride[4] != 1) return false;
     return encode_tile_map5(map, base, bf16, {dhw[2], dhw[1], dhw[0], c, n},
                             {stride[3], stride[2], stride[1], stride[0]}, {box_w, box_h, 1, 1, 1},
-                            CU_TENSOR_MAP_SWIZZLE_NONE);
+                            CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 }
 
 __device__ inline uint32_t shared_address(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }

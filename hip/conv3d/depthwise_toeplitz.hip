@@ -43,7 +43,8 @@
  * pitch - in[2] columns past each row are outside the map and arrive as the gap's zeros,
  * rows and planes outside x as zeros, and the slot's mbarrier counts the bytes (against
  * every thread's cp.async: 3.2-5% faster at the bench's row, 49.7 -> 41.7% of issue
- * slots; docs/PERFORMANCE.md, fifty-second session). Elsewhere every thread copies its
+ * slots; docs/PERFORMANCE.md, fifty-second session). An item's first kSlots - 1 boxes go
+ * out before its taps are built. Elsewhere every thread copies its
  * 16-byte vectors (cp.async on NVIDIA), with addresses worked out once per item (at most
  * kCopies vectors a thread), so that a plane costs a pointer and a predicate per copy.
  *
@@ -198,6 +199,25 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         const int rows = min(g.rows, p.out[1] - oh0);
 
         __syncthreads();  // the previous item's reads of the ring, the tiles and the bands are done
+        const int planes = depths + 2;
+#if HIPCONV_HAS_TMA
+        // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots as one box by
+        // thread 0 (kUseTma), its bytes counted on the slot's mbarrier.
+        auto box = [&](int j) {
+            const int id = od0 - p.pad[0] + j, s = j % kSlots;
+            const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
+            const uint32_t bar = (uint32_t)__cvta_generic_to_shared(landed + s);
+            tma::arrive_expect_bytes(landed + s, (uint32_t)g.box_bytes);
+            const int ih = oh0 - p.pad[1];  // coordinates (w, h, d, c, n)
+            if (id < 0 && p.initial_frames != nullptr)
+                tma::load_tile5(to, &maps.frames, 0, ih, p.pad[0] + id, c, n, bar);
+            else
+                tma::load_tile5(to, &maps.x, 0, ih, id, c, n, bar);
+        };
+        // The item's first planes are on their way while its taps are built.
+        if (kUseTma && threadIdx.x == 0)
+            for (int j = 0; j < kSlots - 1; ++j) box(j);
+#endif
         const T *w = static_cast<const T *>(p.w);
         for (int b = wave; b < kBands; b += kWaves)
             build_taps<T, Band3::kSteps>(
@@ -223,23 +243,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots: rows + 2
         // rows of in[2] / 8 vectors; rows and planes outside the input are zeros.
         const T *x_channel = static_cast<const T *>(p.x) + conv3d::offset(p.x_stride, n, c, 0, 0, 0);
-        const int planes = depths + 2;
         // stage(j) is called for j = 0, 1, 2, ... in turn: x_plane is plane j's offset in x.
         int64_t x_plane = (int64_t)(od0 - p.pad[0]) * p.x_stride[2];
         auto stage = [&](int j) {
 #if HIPCONV_HAS_TMA
-            if (kUseTma) {  // one box by thread 0, its bytes counted on the slot's mbarrier
-                if (threadIdx.x == 0 && j < planes) {
-                    const int id = od0 - p.pad[0] + j, s = j % kSlots;
-                    const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
-                    const uint32_t bar = (uint32_t)__cvta_generic_to_shared(landed + s);
-                    tma::arrive_expect_bytes(landed + s, (uint32_t)g.box_bytes);
-                    const int ih = oh0 - p.pad[1];  // coordinates (w, h, d, c, n)
-                    if (id < 0 && p.initial_frames != nullptr)
-                        tma::load_tile5(to, &maps.frames, 0, ih, p.pad[0] + id, c, n, bar);
-                    else
-                        tma::load_tile5(to, &maps.x, 0, ih, id, c, n, bar);
-                }
+            if (kUseTma) {
+                if (threadIdx.x == 0 && j < planes) box(j);
                 return;
             }
 #endif
@@ -287,7 +296,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #pragma unroll
                 for (int s = 0; s < Band3::kSteps; ++s)
                     item_taps[kh][kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
-        for (int j = 0; j < kSlots - 1; ++j) stage(j);
+        if (!kUseTma)  // (the boxes of the first planes are issued above)
+            for (int j = 0; j < kSlots - 1; ++j) stage(j);
 
         // [tile][output depth mod 3]: output j is set to the bias by its first product (plane
         // j, kh 0, kd 0), the matrix step's addend, so no fill follows each output. Outputs
