@@ -32,19 +32,27 @@
  * for the whole item (read from shared memory once, after the block builds them). Per tile
  * it loads the plane's window once per kh and multiplies it by the three kd bands; the
  * product that starts output j (plane j, kh 0, kd 0) takes the bias as its addend. After
- * plane j, output j - 2 is complete: activated and rounded into output tile j % 2
- * (slot-shaped, each output at e - 2 so that rows start 16-byte aligned), which the block
- * copies to y in 16-byte row stores after the next plane's barrier.
+ * plane j, output j - 2 is complete: activated and rounded into output tile (j - 2) % 3
+ * (% 2 without TMA: output_tiles), where output (oh0 + r, ow) sits at kOutLead + r * pitch
+ * + ow (rows of pitch elements, the gap outputs after each row, the first row 128-byte
+ * aligned). After the next plane's barrier the tile goes to y: on sm_90 as one TMA store of
+ * a box of rows x pitch elements by the last wave's lane 0 (the gap columns lie outside y's
+ * map and are clipped), elsewhere in 16-byte row stores by every thread.
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
  *
- * Staging. On sm_90 (where the launcher can encode PlaneMaps) thread 0 copies a plane as
+ * Staging. On sm_90 (where the launcher can encode PlaneMaps) lane 0 of wave kWaves - 2 (a
+ * wave with the fewest tiles) copies a plane as
  * one TMA box of (rows + 2) x pitch elements into the slot's rows, 128-byte aligned: the
  * pitch - in[2] columns past each row are outside the map and arrive as the gap's zeros,
  * rows and planes outside x as zeros, and the slot's mbarrier counts the bytes (against
  * every thread's cp.async: 3.2-5% faster at the bench's row, 49.7 -> 41.7% of issue
  * slots; docs/PERFORMANCE.md, fifty-second session). An item's first kSlots - 1 boxes go
- * out before its taps are built. Elsewhere every thread copies its
+ * out before its taps are built. The output tiles' TMA stores take the y stores off the
+ * computing warps (97.1-97.9 against 100.7-100.9 us at the bench's row, f16; fifty-seventh
+ * session): each thread fences its tile writes for the async proxy before the plane
+ * barrier, and the storing thread waits there until the store issued two planes earlier
+ * has read the tile that the plane is about to write. Elsewhere every thread copies its
  * 16-byte vectors (cp.async on NVIDIA), with addresses worked out once per item (at most
  * kCopies vectors a thread), so that a plane costs a pointer and a predicate per copy.
  *
@@ -56,10 +64,12 @@
  * to 16), depth chunk fastest (neighbouring chunks share planes in L2). Dynamic shared
  * memory: kSlots input slots, two output tiles and the taps operands (28 KiB on NVIDIA at
  * the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA after the slots'
- * mbarriers (the ring kRingOffset bytes in). Outputs are written once, and the threads'
- * copies read planes once: both go through L2 as evict-first (block_copy.h
+ * mbarriers (the ring kRingOffset bytes in). Without TMA, outputs are written once and the
+ * threads' copies read planes once: both go through L2 as evict-first (block_copy.h
  * copy16_once_if, store16_once).
  */
+#include <algorithm>
+
 #include "activation.h"
 #include "block_copy.h"
 #include "compat.h"
@@ -109,8 +119,9 @@ struct Geometry {
     int row_tiles;
     int depth_chunk;
     int depth_chunks;
-    int slot;        // elements per ring slot and output tile (a multiple of kSlotAlign)
+    int slot;        // elements per ring slot (a multiple of kSlotAlign)
     int box_bytes;   // bytes of a plane's TMA box (PlaneMaps): rows + 2 rows of pitch elements
+    int out_slot;    // elements per output tile (a multiple of kSlotAlign)
     int64_t items;
 };
 
@@ -118,9 +129,11 @@ struct Geometry {
 // rows come in one box of (rows + 2) x pitch elements at (0, oh0 - pad1, depth, c, n): the
 // pitch - in[2] elements past each row lie outside the map and arrive as the gap's zeros, as
 // do rows and planes outside x. frames: the same of initial_frames (depths 0 .. pad[0] - 1).
+// y: an output tile goes out as one box of rows x pitch elements at (0, oh0, depth, c, n),
+// the gap columns and the rows past y clipped.
 struct PlaneMaps {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    CUtensorMap x, frames;
+    CUtensorMap x, frames, y;
 #endif
 };
 // Shared memory (128-byte aligned): a TMA mbarrier per slot, then the ring from kRingOffset
@@ -128,6 +141,17 @@ struct PlaneMaps {
 // destinations; slots are whole multiples of 128 bytes.
 constexpr int kSlotAlign = 64;  // elements
 constexpr int kRingOffset = 128 - 2 * kLead;
+// Output (r, ow) of an output tile sits at kOutLead + r * pitch + ow. With TMA the tiles
+// start kLead elements before a 128-byte boundary (after the ring's slots), so row 0 is
+// 128-byte aligned, the store box's source; without TMA 16-byte aligned, as the copies need.
+// The elements before row 0 take the dropped outputs of the first tile's gap.
+constexpr int kOutLead = kLead;
+// Output tiles, a ring of finished output planes: with TMA's stores three, so that a tile's
+// store has a plane's products to read it before the tile is written again (the storing
+// thread waits at the barrier for the store two planes back; against two tiles and a wait
+// for the last store: -0.3 to -0.6% at the bench's row); two with the threads' stores, which
+// read a tile before the barrier that frees it.
+__host__ __device__ constexpr int output_tiles(bool tma) { return tma ? 3 : 2; }
 static_assert(kSlots * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
@@ -162,12 +186,21 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #else
     constexpr bool kUseTma = false;
 #endif
+    constexpr int kOutTiles = output_tiles(kUseTma);
+    // TMA's requests come from the last two waves, which have the fewest tiles (wave w takes
+    // tiles w, w + kWaves, ...): the boxes from wave kWaves - 2's lane 0, the output tiles'
+    // stores from wave kWaves - 1's (against thread 0 for both: -1.4% at the bench's row,
+    // -2.6% with bf16, bias and SiLU; fifty-seventh session).
+    constexpr int kBoxThread = kThreads - 2 * HIPCONV_WAVE_SIZE, kStoreThread = kThreads - HIPCONV_WAVE_SIZE;
     extern __shared__ __align__(128) uint4 shared_words[];
     uint64_t *const landed = reinterpret_cast<uint64_t *>(shared_words);  // the slots' mbarriers (kUseTma)
-    // kSlots input planes, then 2 output tiles (from the start without TMA).
+    // kSlots input planes, then kOutTiles output tiles (from the start without TMA).
     T *ring = reinterpret_cast<T *>(reinterpret_cast<char *>(shared_words) + (kUseTma ? kRingOffset : 0));
     T *out_tiles = ring + kSlots * g.slot;
-    StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + 2 * g.slot);  // [band][step][lane]
+    // The output tile of output depth od (chunk-relative), row 0 at kOutLead.
+    auto tile_of = [&](int od) { return out_tiles + (od % kOutTiles) * g.out_slot; };
+    // The taps operands: [band][step][lane].
+    StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * g.out_slot);
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
     using Frags = WindowFrags<T, Band3::kSteps>;
 
@@ -198,11 +231,15 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         const int depths = min(g.depth_chunk, p.out[0] - od0);
         const int rows = min(g.rows, p.out[1] - oh0);
 
+#if HIPCONV_HAS_TMA
+        // The previous item's stores have read its tiles (the tile numbers start again).
+        if (kUseTma && threadIdx.x == kStoreThread) tma::wait_stores_read<0>();
+#endif
         __syncthreads();  // the previous item's reads of the ring, the tiles and the bands are done
         const int planes = depths + 2;
 #if HIPCONV_HAS_TMA
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots as one box by
-        // thread 0 (kUseTma), its bytes counted on the slot's mbarrier.
+        // thread kBoxThread (kUseTma), its bytes counted on the slot's mbarrier.
         auto box = [&](int j) {
             const int id = od0 - p.pad[0] + j, s = j % kSlots;
             const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
@@ -215,7 +252,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 tma::load_tile5(to, &maps.x, 0, ih, id, c, n, bar);
         };
         // The item's first planes are on their way while its taps are built.
-        if (kUseTma && threadIdx.x == 0)
+        if (kUseTma && threadIdx.x == kBoxThread)
             for (int j = 0; j < kSlots - 1; ++j) box(j);
 #endif
         const T *w = static_cast<const T *>(p.w);
@@ -237,7 +274,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
             copies.in_from[k] = copies.in_row[k] ? ih * (int)p.x_stride[3] + v * kRowVec : 0;
             copies.in_to[k] = i < (rows + 2) * g.vectors.d ? kLead + r * g.pitch.d + v * kRowVec : -1;
             r = g.out_vectors.quotient(i, v);
-            copies.out_from[k] = kLead + (r + 1) * g.pitch.d + v * kRowVec;
+            copies.out_from[k] = kOutLead + r * g.pitch.d + v * kRowVec;
             copies.out_at[k] = r < rows ? r * (int)p.y_stride[3] + v * kRowVec : -1;
         }
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots: rows + 2
@@ -248,7 +285,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         auto stage = [&](int j) {
 #if HIPCONV_HAS_TMA
             if (kUseTma) {
-                if (threadIdx.x == 0 && j < planes) box(j);
+                if (threadIdx.x == kBoxThread && j < planes) box(j);
                 return;
             }
 #endif
@@ -271,11 +308,11 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
             x_plane += p.x_stride[2];
             copy_commit();  // an empty stage past the chunk keeps the count uniform
         };
-        // Output tile b (rows of the output plane `od`, chunk-relative) to y.
+        // The output tile of output plane `od` (chunk-relative) to y by every thread.
         T *y_rows = static_cast<T *>(p.y) + conv3d::offset(p.y_stride, n, c, od0, oh0, 0);
-        auto write_out = [&](int b, int od) {
+        auto write_out = [&](int od) {
             T *y_plane = y_rows + od * p.y_stride[2];
-            const T *tile = out_tiles + b * g.slot;
+            const T *tile = tile_of(od);
 #pragma unroll
             for (int k = 0; k < kCopies; ++k)
                 if (copies.out_at[k] >= 0)
@@ -321,9 +358,23 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 } else
 #endif
                     copy_wait<kSlots - 2>();  // plane j has landed
+#if HIPCONV_HAS_TMA
+                if (kUseTma) {
+                    tma::fence_shared_for_async();  // this thread's writes of output j - 3
+                    // Output j - 5's store has read the tile that output j - 2 takes.
+                    if (threadIdx.x == kStoreThread) tma::wait_stores_read<kOutTiles - 2>();
+                }
+#endif
                 __syncthreads();  // for every thread; plane j - 1's slot is free, output j - 3 is in its tile
                 stage(j + kSlots - 1);
-                if (j >= 3) write_out((j - 1) % 2, j - 3);
+#if HIPCONV_HAS_TMA
+                if (kUseTma) {
+                    if (threadIdx.x == kStoreThread && j >= 3)
+                        tma::store_tile5(&maps.y, 0, oh0, od0 + j - 3, c, n,
+                                         tma::shared_address(tile_of(j - 3) + kOutLead));
+                } else
+#endif
+                    if (j >= 3) write_out(j - 3);
                 const T *window = ring + (j % kSlots) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
                 // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
                 // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
@@ -356,9 +407,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 }
                 const int done = (u + 1) % 3;  // output j - 2 (a constant once unrolled)
                 if (j >= 2) {
-                    // Into output tile j % 2 at e - 2 (pairs (e, e + 1), e even): row r at
-                    // lead + (r + 1) * pitch, 16-byte aligned.
-                    T *tile = out_tiles + (j % 2) * g.slot + kLead + g.pitch.d + wave * kTile - 2;
+                    // Into output tile (j - 2) % kOutTiles (pairs of outputs, the first even): output
+                    // (oh0 + r, ow) at kOutLead + r * pitch + ow, rows 16-byte aligned.
+                    T *tile = tile_of(j - 2) + kOutLead + wave * kTile - 2;
 #pragma unroll
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
@@ -373,9 +424,22 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 }
             }
         }
+#if HIPCONV_HAS_TMA
+        if (kUseTma) tma::fence_shared_for_async();
+#endif
         __syncthreads();  // the last output plane is in its tile
-        write_out((planes - 1) % 2, depths - 1);
+#if HIPCONV_HAS_TMA
+        if (kUseTma) {
+            if (threadIdx.x == kStoreThread)
+                tma::store_tile5(&maps.y, 0, oh0, od0 + depths - 1, c, n,
+                                 tma::shared_address(tile_of(depths - 1) + kOutLead));
+        } else
+#endif
+            write_out(depths - 1);
     }
+#if HIPCONV_HAS_TMA
+    if (kUseTma && threadIdx.x == kStoreThread) tma::wait_stores<0>();  // the last stores, before the block ends
+#endif
 }
 
 template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
@@ -418,13 +482,16 @@ hipError_t launch_block(const hipconv_conv3d_params &p, const Geometry &g, const
 }
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-// The maps of x and the frames in plane boxes (PlaneMaps), where TMA is allowed and takes
-// them (a box of up to 256 x 256 elements, 16-byte strides); false where it does not.
+// The maps of x, y and the frames in plane boxes (PlaneMaps), where TMA is allowed and takes
+// them (a box of up to 256 x 256 elements, 16-byte strides); false where it does not (the
+// threads' copies and stores then).
 template <typename T> bool encode_plane_maps(const hipconv_conv3d_params &p, const Geometry &g, PlaneMaps *maps) {
     constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
     const uint32_t box_w = (uint32_t)g.pitch.d, box_h = (uint32_t)g.rows + 2;
     if (!conv3d::tma_allowed() || box_w > 256 || box_h > 256) return false;
-    if (!tma::encode_channel_first_rows_map(&maps->x, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, box_w, box_h))
+    if (!tma::encode_channel_first_rows_map(&maps->x, p.x, kBf16, p.batch, p.cin, p.in, p.x_stride, box_w, box_h) ||
+        !tma::encode_channel_first_rows_map(&maps->y, p.y, kBf16, p.batch, p.cout, p.out, p.y_stride, box_w,
+                                            (uint32_t)g.rows))
         return false;
     const int frame_dims[3] = {p.pad[0], p.in[1], p.in[2]};
     return p.initial_frames == nullptr ||
@@ -488,6 +555,8 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kSlotAlign) * kSlotAlign;
     g.box_bytes = (g.rows + 2) * pitch * (int)sizeof(T);
     g.tiles = tiles;
+    g.out_slot = (int)ceil_div(kOutLead + std::max(waves * tiles_per_wave(tiles, waves) * kTile, g.rows * pitch),
+                               kSlotAlign) * kSlotAlign;
 
     hipError_t err = hipSuccess;
     const int64_t per_chunk = (int64_t)p.batch * p.cout * g.row_tiles;
@@ -498,15 +567,16 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     }
     g.items = per_chunk * g.depth_chunks;
 
-    const int shared_bytes = kRingOffset + (kSlots + 2) * g.slot * (int)sizeof(T) +
-                             kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
-    const dim3 grid(grid_blocks(g.items));
-    const int tiles_wave = tiles_per_wave(tiles, waves);
-    const PlaneMaps *boxes = nullptr;  // TMA's maps, where it takes x and the frames
+    const PlaneMaps *boxes = nullptr;  // TMA's maps, where it takes x, y and the frames
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     PlaneMaps maps{};
     if (encode_plane_maps<T>(p, g, &maps)) boxes = &maps;
 #endif
+    const int shared_bytes = kRingOffset +
+                             (kSlots * g.slot + output_tiles(boxes != nullptr) * g.out_slot) * (int)sizeof(T) +
+                             kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
+    const dim3 grid(grid_blocks(g.items));
+    const int tiles_wave = tiles_per_wave(tiles, waves);
     *status = (hipconv_status_t)(
         p.silu != 0 ? launch_block<T, true>(p, g, boxes, threads, tiles_wave, grid, shared_bytes, stream)
                     : launch_block<T, false>(p, g, boxes, threads, tiles_wave, grid, shared_bytes, stream));
