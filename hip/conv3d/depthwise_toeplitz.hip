@@ -62,11 +62,11 @@
  * to kWaves * kTiles, so no branch separates their matrix steps, except that a wave whose
  * last tile is past the plane's skips it); one block per (n, c, row tile, depth chunk of up
  * to 16), depth chunk fastest (neighbouring chunks share planes in L2). Dynamic shared
- * memory: kSlots input slots, two output tiles and the taps operands (28 KiB on NVIDIA at
- * the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA after the slots'
- * mbarriers (the ring kRingOffset bytes in). Without TMA, outputs are written once and the
- * threads' copies read planes once: both go through L2 as evict-first (block_copy.h
- * copy16_once_if, store16_once).
+ * memory: kSlots input slots, three output tiles (two without TMA) and the taps operands
+ * (32 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA
+ * after the slots' mbarriers (the ring kRingOffset bytes in). Without TMA, outputs are
+ * written once and the threads' copies read planes once: both go through L2 as
+ * evict-first (block_copy.h copy16_once_if, store16_once).
  */
 #include <algorithm>
 
@@ -141,6 +141,7 @@ struct PlaneMaps {
 // destinations; slots are whole multiples of 128 bytes.
 constexpr int kSlotAlign = 64;  // elements
 constexpr int kRingOffset = 128 - 2 * kLead;
+static_assert(kSlots * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
 // Output (r, ow) of an output tile sits at kOutLead + r * pitch + ow. With TMA the tiles
 // start kLead elements before a 128-byte boundary (after the ring's slots), so row 0 is
 // 128-byte aligned, the store box's source; without TMA 16-byte aligned, as the copies need.
@@ -149,10 +150,9 @@ constexpr int kOutLead = kLead;
 // Output tiles, a ring of finished output planes: with TMA's stores three, so that a tile's
 // store has a plane's products to read it before the tile is written again (the storing
 // thread waits at the barrier for the store two planes back; against two tiles and a wait
-// for the last store: -0.3 to -0.6% at the bench's row); two with the threads' stores, which
-// read a tile before the barrier that frees it.
+// for the last store: -0.3% at the bench's row, fifty-seventh session); two with the threads'
+// stores, which read a tile before the barrier that frees it.
 __host__ __device__ constexpr int output_tiles(bool tma) { return tma ? 3 : 2; }
-static_assert(kSlots * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
 // per item: copy k moves vector k * kThreads + tid (k even) or (k + 1) * kThreads - 1 - tid
@@ -174,8 +174,9 @@ struct Copies {
 
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
-// kTma: the maps are valid; where this build has TMA, thread 0 stages each plane as one box,
-// elsewhere every thread copies its 16-byte vectors (cp.async on sm_80+).
+// kTma: the maps are valid; where this build has TMA, one thread stages each plane as one box
+// and another stores each output tile as one box (kBoxThread, kStoreThread), elsewhere every
+// thread copies its 16-byte vectors (cp.async on sm_80+) and stores its output vectors.
 template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
 // (AMD: bounded by kThreads only)
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBlockThreads) / kThreads)
@@ -187,18 +188,20 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     constexpr bool kUseTma = false;
 #endif
     constexpr int kOutTiles = output_tiles(kUseTma);
+#if HIPCONV_HAS_TMA
     // TMA's requests come from the last two waves, which have the fewest tiles (wave w takes
     // tiles w, w + kWaves, ...): the boxes from wave kWaves - 2's lane 0, the output tiles'
     // stores from wave kWaves - 1's (against thread 0 for both: -1.4% at the bench's row,
     // -2.6% with bf16, bias and SiLU; fifty-seventh session).
     constexpr int kBoxThread = kThreads - 2 * HIPCONV_WAVE_SIZE, kStoreThread = kThreads - HIPCONV_WAVE_SIZE;
+#endif
     extern __shared__ __align__(128) uint4 shared_words[];
     uint64_t *const landed = reinterpret_cast<uint64_t *>(shared_words);  // the slots' mbarriers (kUseTma)
     // kSlots input planes, then kOutTiles output tiles (from the start without TMA).
     T *ring = reinterpret_cast<T *>(reinterpret_cast<char *>(shared_words) + (kUseTma ? kRingOffset : 0));
     T *out_tiles = ring + kSlots * g.slot;
     // The output tile of output depth od (chunk-relative), row 0 at kOutLead.
-    auto tile_of = [&](int od) { return out_tiles + (od % kOutTiles) * g.out_slot; };
+    auto tile_of = [&](int od) { return out_tiles + ((unsigned)od % kOutTiles) * g.out_slot; };
     // The taps operands: [band][step][lane].
     StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * g.out_slot);
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
