@@ -311,9 +311,17 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
             x_plane += p.x_stride[2];
             copy_commit();  // an empty stage past the chunk keeps the count uniform
         };
-        // The output tile of output plane `od` (chunk-relative) to y by every thread.
+        // The output tile of output plane `od` (chunk-relative) to y: one TMA store by
+        // kStoreThread (kUseTma), elsewhere 16-byte stores by every thread.
         T *y_rows = static_cast<T *>(p.y) + conv3d::offset(p.y_stride, n, c, od0, oh0, 0);
         auto write_out = [&](int od) {
+#if HIPCONV_HAS_TMA
+            if (kUseTma) {
+                if (threadIdx.x == kStoreThread)
+                    tma::store_tile5(&maps.y, 0, oh0, od0 + od, c, n, tma::shared_address(tile_of(od) + kOutLead));
+                return;
+            }
+#endif
             T *y_plane = y_rows + od * p.y_stride[2];
             const T *tile = tile_of(od);
 #pragma unroll
@@ -370,14 +378,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #endif
                 __syncthreads();  // for every thread; plane j - 1's slot is free, output j - 3 is in its tile
                 stage(j + kSlots - 1);
-#if HIPCONV_HAS_TMA
-                if (kUseTma) {
-                    if (threadIdx.x == kStoreThread && j >= 3)
-                        tma::store_tile5(&maps.y, 0, oh0, od0 + j - 3, c, n,
-                                         tma::shared_address(tile_of(j - 3) + kOutLead));
-                } else
-#endif
-                    if (j >= 3) write_out(j - 3);
+                if (j >= 3) write_out(j - 3);
                 const T *window = ring + (j % kSlots) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
                 // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
                 // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
@@ -431,14 +432,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         if (kUseTma) tma::fence_shared_for_async();
 #endif
         __syncthreads();  // the last output plane is in its tile
-#if HIPCONV_HAS_TMA
-        if (kUseTma) {
-            if (threadIdx.x == kStoreThread)
-                tma::store_tile5(&maps.y, 0, oh0, od0 + depths - 1, c, n,
-                                 tma::shared_address(tile_of(depths - 1) + kOutLead));
-        } else
-#endif
-            write_out(depths - 1);
+        write_out(depths - 1);
     }
 #if HIPCONV_HAS_TMA
     if (kUseTma && threadIdx.x == kStoreThread) tma::wait_stores<0>();  // the last stores, before the block ends
