@@ -29,7 +29,8 @@
  * Depth walk: plane j feeds outputs j, j - 1, j - 2 through taps kd = 0, 1, 2. Each wave keeps
  * its tiles' three accumulators (a ring by output depth mod 3; the plane loop is unrolled by
  * 3 so the ring index is a compile-time constant) and the nine bands' operands in registers
- * for the whole item (read from shared memory once, after the block builds them). Per tile
+ * for the whole item (NVIDIA: built by shuffles from one tap a lane, depthwise_lane_taps;
+ * AMD: read from shared memory once, after the block builds them). Per tile
  * it loads the plane's window once per kh and multiplies it by the three kd bands; the
  * product that starts output j (plane j, kh 0, kd 0) takes the bias as its addend. After
  * plane j, output j - 2 is complete: activated and rounded into output tile (j - 2) % 3
@@ -62,8 +63,8 @@
  * to kWaves * kTiles, so no branch separates their matrix steps, except that a wave whose
  * last tile is past the plane's skips it); one block per (n, c, row tile, depth chunk of up
  * to 16), depth chunk fastest (neighbouring chunks share planes in L2). Dynamic shared
- * memory: kSlots input slots, three output tiles (two without TMA) and the taps operands
- * (32 KiB on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA
+ * memory: kSlots input slots, three output tiles (two without TMA) and on AMD the taps
+ * operands (30,704 bytes on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA
  * after the slots' mbarriers (the ring kRingOffset bytes in). Without TMA, outputs are
  * written once and the threads' copies read planes once: both go through L2 as
  * evict-first (block_copy.h copy16_once_if, store16_once).
@@ -172,6 +173,41 @@ struct Copies {
     int out_from[kCopies], out_at[kCopies];
 };
 
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+// The bits of tap t = lane of channel c, (kd, kh, kw) = (t / 9, t / 3 % 3, t % 3), for lanes
+// t < 27; 0 for the others.
+template <typename T> __device__ inline uint16_t lane_tap_bits(const hipconv_conv3d_params &p, int c, int lane) {
+    return lane < 27 ? reinterpret_cast<const uint16_t *>(
+                           p.w)[conv3d::offset(p.w_stride, c, 0, lane / 9, lane / 3 % 3, lane % 3)]
+                     : uint16_t(0);
+}
+
+// This lane's taps operand of each band (kd, kh), taps[kh][kd][0], from the warp's 27 taps
+// (lane_tap: lane t holds tap t) by shuffles, in registers: T(k, n) = tap kw = k - n - shift of
+// the band, 0 outside [0, 3); lane (g, q) holds b0 = T(2q, g), T(2q + 1, g) and b1 = T(2q +
+// 8, g), T(2q + 9, g) (toeplitz_tile.h). Against the bands built in shared memory by the waves
+// (build_taps) and read back after a barrier: 93.4 against 96.3 us at the bench's row with
+// the leads-only zeros (fifty-eighth session).
+static_assert(Band3::kSteps == 1, "one taps operand a band");
+__device__ inline void depthwise_lane_taps(uint2 (&taps)[3][3][1], uint16_t lane_tap, int shift) {
+    const int lane = mc::lane_id(), kw0 = 2 * (lane % 4) - lane / 4 - shift;
+#pragma unroll
+    for (int kh = 0; kh < 3; ++kh)
+#pragma unroll
+        for (int kd = 0; kd < 3; ++kd) {
+            uint32_t t[4];  // T(2q, g), T(2q + 1, g), T(2q + 8, g), T(2q + 9, g)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int kw = kw0 + (i & 1) + 8 * (i >> 1);
+                const bool inside = kw >= 0 && kw < 3;
+                const uint32_t bits = __shfl_sync(0xffffffffu, (uint32_t)lane_tap, kd * 9 + kh * 3 + (inside ? kw : 0));
+                t[i] = inside ? bits : 0u;
+            }
+            taps[kh][kd][0] = make_uint2(t[0] | t[1] << 16, t[2] | t[3] << 16);
+        }
+}
+#endif
+
 // kTiles tiles per wave (the plane's tiles padded to kWaves * kTiles: no branch between
 // them, so their matrix steps interleave).
 // kTma: the maps are valid; where this build has TMA, one thread stages each plane as one box
@@ -202,15 +238,27 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     T *out_tiles = ring + kSlots * g.slot;
     // The output tile of output depth od (chunk-relative), row 0 at kOutLead.
     auto tile_of = [&](int od) { return out_tiles + ((unsigned)od % kOutTiles) * g.out_slot; };
-    // The taps operands: [band][step][lane].
+#if !defined(HIPCONV_PLATFORM_NVIDIA)
+    // The taps operands: [band][step][lane] (NVIDIA builds them in registers: depthwise_lane_taps).
     StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * g.out_slot);
+#endif
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
     using Frags = WindowFrags<T, Band3::kSteps>;
 
-    // Zeros everywhere once: the gaps, the lead and the tail are never written again (the
-    // boxes write their gaps' zeros themselves).
-    for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads)
-        reinterpret_cast<uint4 *>(ring)[i] = make_uint4(0, 0, 0, 0);
+    // Zeros once where no copy writes them. Without TMA every slot whole: the threads' copies
+    // write rows, not the gaps or the lead. With TMA the slots' leads only: a box writes whole
+    // rows of pitch elements, its gap columns and rows outside x as zeros, and the tail past
+    // the staged rows feeds only dropped outputs (zeroing the slots whole cost every block's
+    // start 9 shared stores a thread; fifty-eighth session).
+    if (kUseTma) {
+        constexpr int kLeadVectors = kLead / kRowVec;
+        if (threadIdx.x < kSlots * kLeadVectors)
+            reinterpret_cast<uint4 *>(ring + threadIdx.x / kLeadVectors * g.slot)[threadIdx.x % kLeadVectors] =
+                make_uint4(0, 0, 0, 0);
+    } else {
+        for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads)
+            reinterpret_cast<uint4 *>(ring)[i] = make_uint4(0, 0, 0, 0);
+    }
 #if HIPCONV_HAS_TMA
     if (kUseTma) {
         tma::fence_shared_for_async();  // the zeros before the boxes' writes
@@ -258,12 +306,17 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         if (kUseTma && threadIdx.x == kBoxThread)
             for (int j = 0; j < kSlots - 1; ++j) box(j);
 #endif
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+        // Lane t < 27 reads tap t of the channel (depthwise_lane_taps builds the operands from them).
+        const uint16_t lane_tap = lane_tap_bits<T>(p, c, lane);
+#else
         const T *w = static_cast<const T *>(p.w);
         for (int b = wave; b < kBands; b += kWaves)
             build_taps<T, Band3::kSteps>(
                 band_slots + b * Band3::kSteps * HIPCONV_WAVE_SIZE,
                 DepthwiseBand<T>{w + conv3d::offset(p.w_stride, c, 0, b / 3, b % 3, 0), p.w_stride[4],
                                  Band3::kReach - 2 - p.pad[2]});
+#endif
         const float bias = p.bias != nullptr ? to_float(static_cast<const T *>(p.bias)[c]) : 0.f;
 
         Copies copies;
@@ -331,12 +384,17 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                                  *reinterpret_cast<const uint4 *>(tile + copies.out_from[k]));
         };
 
-        __syncthreads();  // the bands and the zeroed ring are in place
+#if !defined(HIPCONV_PLATFORM_NVIDIA)
+        __syncthreads();  // the bands are in place
+#endif
         // The wave's last tile: past the plane's tiles for some waves (the plane is padded to
         // kWaves * kTiles tiles); they skip it.
         const bool last_tile = wave + (kTiles - 1) * kWaves < g.tiles;
         auto computed = [&](int t) { return t < kTiles - 1 || last_tile; };
         StepTaps<T> item_taps[3][3][Band3::kSteps];  // [kh][kd][step]
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+        depthwise_lane_taps(item_taps, lane_tap, Band3::kReach - 2 - p.pad[2]);
+#else
 #pragma unroll
         for (int kh = 0; kh < 3; ++kh)
 #pragma unroll
@@ -344,6 +402,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #pragma unroll
                 for (int s = 0; s < Band3::kSteps; ++s)
                     item_taps[kh][kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
+#endif
         if (!kUseTma)  // (the boxes of the first planes are issued above)
             for (int j = 0; j < kSlots - 1; ++j) stage(j);
 
@@ -569,9 +628,13 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     PlaneMaps maps{};
     if (encode_plane_maps<T>(p, g, &maps)) boxes = &maps;
 #endif
-    const int shared_bytes = kRingOffset +
-                             (kSlots * g.slot + output_tiles(boxes != nullptr) * g.out_slot) * (int)sizeof(T) +
-                             kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    constexpr int kBandBytes = 0;  // (the taps operands in registers)
+#else
+    constexpr int kBandBytes = kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
+#endif
+    const int shared_bytes =
+        kRingOffset + (kSlots * g.slot + output_tiles(boxes != nullptr) * g.out_slot) * (int)sizeof(T) + kBandBytes;
     const dim3 grid(grid_blocks(g.items));
     const int tiles_wave = tiles_per_wave(tiles, waves);
     *status = (hipconv_status_t)(

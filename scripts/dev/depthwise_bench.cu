@@ -164,6 +164,12 @@ int main(int argc, char **argv) {
         {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
         {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
         {"rows of 400", 1, 2, 3, 9, 400, {1, 1, 1}, false, false, true, true, false, false},
+        // dense planes (pitch 16, 32, 64 on sm_90): uneven row tiles, frames, two padding rows
+        {"dense 57 rows", 1, 3, 5, 57, 56, {1, 1, 1}, false, false, true, false, false, false},
+        {"dense 69 rows silu", 2, 3, 7, 69, 56, {1, 1, 1}, false, false, true, true, false, false},
+        {"dense frames bf16 silu", 2, 4, 5, 30, 56, {2, 1, 1}, false, true, true, true, true, false},
+        {"dense w24 pad h 2", 1, 3, 4, 9, 24, {1, 2, 1}, false, false, false, true, false, false},
+        {"dense w8 100 rows bf16", 1, 2, 6, 100, 8, {1, 1, 1}, false, false, true, false, true, false},
         {"valid depth", 2, 3, 6, 8, 32, {0, 1, 1}, false, false, true, true, false, false},
         {"depth chunks", 1, 2, 37, 6, 8, {1, 1, 1}, false, false, true, false, false, false},
         {"one row", 1, 2, 3, 1, 8, {1, 1, 1}, false, false, false, false, false, false},
