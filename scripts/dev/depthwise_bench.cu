@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
         {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
         {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
         {"rows of 400", 1, 2, 3, 9, 400, {1, 1, 1}, false, false, true, true, false, false},
-        // dense planes (pitch 16, 32, 64 on sm_90): uneven row tiles, frames, two padding rows
+        // rows of 56, 24 and 8 (pitch 64, 32, 16; written for the dense-plane variants of the
+        // fifty-eighth session, not landed): uneven row tiles, frames, two padding rows
         {"dense 57 rows", 1, 3, 5, 57, 56, {1, 1, 1}, false, false, true, false, false, false},
         {"dense 69 rows silu", 2, 3, 7, 69, 56, {1, 1, 1}, false, false, true, true, false, false},
         {"dense frames bf16 silu", 2, 4, 5, 30, 56, {2, 1, 1}, false, true, true, true, true, false},
