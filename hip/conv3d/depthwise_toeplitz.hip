@@ -26,9 +26,11 @@
  * pad2. Tiles of kTile consecutive e (the band shift kReach - 2 - pad2 keeps them 8-aligned)
  * cover the rows; outputs in the gaps are computed and dropped.
  *
- * Depth walk: plane j feeds outputs j, j - 1, j - 2 through taps kd = 0, 1, 2. Each wave keeps
- * its tiles' three accumulators (a ring by output depth mod 3; the plane loop is unrolled by
- * 3 so the ring index is a compile-time constant) and the nine bands' operands in registers
+ * Depth walk: plane j feeds outputs j, j - 1, j - 2 through taps kd = 0, 1, 2. Planes that are
+ * padding zeros (outside x and the frames) at the chunk's ends are neither staged nor
+ * multiplied: the walk starts at the first plane with data. Each wave keeps its tiles' three
+ * accumulators (a ring by output depth mod 3, counted from that plane; the plane loop is
+ * unrolled by 3 so the ring index is a compile-time constant) and the nine bands' operands in registers
  * for the whole item (NVIDIA: built by shuffles from one tap a lane, depthwise_lane_taps;
  * AMD: read from shared memory once, after the block builds them). Per tile
  * it loads the plane's window once per kh and multiplies it by the three kd bands; the
@@ -288,6 +290,14 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #endif
         __syncthreads();  // the previous item's reads of the ring, the tiles and the bands are done
         const int planes = depths + 2;
+        // Planes outside x that the frames do not give are zeros. The plane loop starts at the
+        // first plane with data (at most plane 2, where output 0 completes; the outputs before
+        // it start at the bias), and the planes from end_plane on (past the data, and past the
+        // last plane that starts an output: no output then starts at its bias there) take no
+        // box, wait or products: at the bench's row 2 of 18 planes (zeros, 11% of the matrix
+        // steps; fifty-ninth session).
+        const int first_plane = p.initial_frames != nullptr ? 0 : min(max(0, p.pad[0] - od0), 2);
+        const int end_plane = min(planes, max(p.in[0] + p.pad[0] - od0, depths));
 #if HIPCONV_HAS_TMA
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots as one box by
         // thread kBoxThread (kUseTma), its bytes counted on the slot's mbarrier.
@@ -304,7 +314,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         };
         // The item's first planes are on their way while its taps are built.
         if (kUseTma && threadIdx.x == kBoxThread)
-            for (int j = 0; j < kSlots - 1; ++j) box(j);
+            for (int j = first_plane; j < min(first_plane + kSlots - 1, end_plane); ++j) box(j);
 #endif
 #if defined(HIPCONV_PLATFORM_NVIDIA)
         // Lane t < 27 reads tap t of the channel (depthwise_lane_taps builds the operands from them).
@@ -336,12 +346,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots: rows + 2
         // rows of in[2] / 8 vectors; rows and planes outside the input are zeros.
         const T *x_channel = static_cast<const T *>(p.x) + conv3d::offset(p.x_stride, n, c, 0, 0, 0);
-        // stage(j) is called for j = 0, 1, 2, ... in turn: x_plane is plane j's offset in x.
-        int64_t x_plane = (int64_t)(od0 - p.pad[0]) * p.x_stride[2];
+        // stage(j) is called for j = first_plane, first_plane + 1, ... in turn: x_plane is plane
+        // j's offset in x.
+        int64_t x_plane = (int64_t)(od0 - p.pad[0] + first_plane) * p.x_stride[2];
         auto stage = [&](int j) {
 #if HIPCONV_HAS_TMA
             if (kUseTma) {
-                if (threadIdx.x == kBoxThread && j < planes) box(j);
+                if (threadIdx.x == kBoxThread && j < end_plane) box(j);
                 return;
             }
 #endif
@@ -404,27 +415,31 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                     item_taps[kh][kd][s] = band_slots[((kd * 3 + kh) * Band3::kSteps + s) * HIPCONV_WAVE_SIZE + lane];
 #endif
         if (!kUseTma)  // (the boxes of the first planes are issued above)
-            for (int j = 0; j < kSlots - 1; ++j) stage(j);
+            for (int j = first_plane; j < first_plane + kSlots - 1; ++j) stage(j);
 
-        // [tile][output depth mod 3]: output j is set to the bias by its first product (plane
-        // j, kh 0, kd 0), the matrix step's addend, so no fill follows each output. Outputs
-        // -2 and -1 (products of the first planes, never stored) start at zero.
+        // [tile][output depth - first_plane mod 3]: output j is set to the bias by its first
+        // product (plane j, kh 0, kd 0), the matrix step's addend, so no fill follows each
+        // output. The two outputs before first_plane start at the bias (outputs -2 and -1, never
+        // stored, or outputs whose first planes are zeros).
         TileAcc acc[kTiles][3], bias_acc;
         fill(bias_acc, bias);
 #pragma unroll
         for (int t = 0; t < kTiles; ++t)
 #pragma unroll
-            for (int r = 0; r < 3; ++r) zero(acc[t][r]);
+            for (int r = 0; r < 3; ++r) acc[t][r] = bias_acc;
 
-        for (int j0 = 0; j0 < planes; j0 += 3) {
+        for (int j0 = first_plane; j0 < planes; j0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
                 const int j = j0 + u;
                 if (j >= planes) HIPCONV_DWT_PAST_CHUNK;
+                const bool data = j < end_plane;  // (uniform)
 #if HIPCONV_HAS_TMA
                 if (kUseTma) {
-                    tma::wait_barrier(landed + j % kSlots, (parities >> (j % kSlots)) & 1u);  // plane j has landed
-                    parities ^= 1u << (j % kSlots);
+                    if (data) {
+                        tma::wait_barrier(landed + j % kSlots, (parities >> (j % kSlots)) & 1u);  // plane j has landed
+                        parities ^= 1u << (j % kSlots);
+                    }
                 } else
 #endif
                     copy_wait<kSlots - 2>();  // plane j has landed
@@ -455,7 +470,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 // With kh outside, an accumulator's three steps lie a tile loop apart and the TMA
                 // instances fit 96 registers (five blocks an SM); the threads' copies keep t
                 // outside (kh outside, their kTiles 4 instances spill at 128 registers on sm_90).
-                if (kUseTma) {
+                if (!data) {
+                    // zeros: no products
+                } else if (kUseTma) {
 #pragma unroll
                     for (int kh = 0; kh < 3; ++kh)
 #pragma unroll

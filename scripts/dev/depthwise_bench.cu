@@ -160,6 +160,12 @@ int main(int argc, char **argv) {
         {"causal frames bf16", 2, 3, 6, 9, 24, {2, 1, 1}, false, true, false, true, true, false},
         {"pad w 0", 1, 4, 4, 6, 16, {1, 0, 0}, false, false, true, false, false, false},
         {"pad d 2", 2, 3, 5, 9, 24, {2, 1, 1}, false, false, true, true, false, false},
+        // depth padding past the taps' reach (outputs of the bias alone at both ends) and one
+        // frame: the NCDHW kernel's walk from the first plane with data (fifty-ninth session)
+        {"pad d 4", 2, 3, 3, 6, 16, {4, 1, 1}, false, false, true, true, false, false},
+        {"pad d 3 depth chunks", 1, 2, 37, 6, 8, {3, 1, 1}, false, false, true, false, false, false},
+        {"one frame", 2, 3, 1, 7, 16, {1, 1, 1}, false, false, true, false, true, false},
+        {"ndhwc pad d 4", 2, 16, 3, 6, 16, {4, 1, 1}, true, false, true, true, false, false},
         {"pad h 2", 1, 2, 4, 5, 8, {1, 2, 1}, false, false, false, true, true, false},
         {"two row tiles", 1, 2, 3, 70, 64, {1, 1, 1}, false, false, true, false, false, false},
         {"wide rows", 1, 2, 4, 30, 256, {1, 1, 1}, false, false, false, false, true, false},
