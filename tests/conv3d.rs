@@ -47,6 +47,10 @@ fn cases() -> Vec<(Shape, bool)> {
         // Rows of 400: past the 4-warp block's copies, the 8-warp block (NVIDIA).
         (Shape::new(1, 2, 2, [3, 9, 400], [3, 3, 3]).groups(2).padding(sym([1, 1, 1])), false),
         (Shape::new(1, 3, 3, [37, 5, 8], [3, 3, 3]).groups(3).padding(Padding::Causal), false),
+        // Depth padding past the taps' reach (outputs of the bias alone at both ends) and one
+        // frame: the NCDHW kernel's depth walk from the first plane with data.
+        (Shape::new(2, 3, 3, [3, 6, 16], [3, 3, 3]).groups(3).padding(sym([4, 1, 1])), true),
+        (Shape::new(2, 3, 3, [1, 7, 16], [3, 3, 3]).groups(3).padding(sym([1, 1, 1])), false),
         // Depthwise NDHWC on the matrix cores (f16/bf16, channels in groups of 16 on NVIDIA and
         // 8 on AMD): odd width and two channel groups, padding 2 on h and 0 on w with several
         // row tiles, depth in several chunks (causal), and rows too wide for its copies (the
