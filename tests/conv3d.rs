@@ -51,6 +51,11 @@ fn cases() -> Vec<(Shape, bool)> {
         // frame: the NCDHW kernel's depth walk from the first plane with data.
         (Shape::new(2, 3, 3, [3, 6, 16], [3, 3, 3]).groups(3).padding(sym([4, 1, 1])), true),
         (Shape::new(2, 3, 3, [1, 7, 16], [3, 3, 3]).groups(3).padding(sym([1, 1, 1])), false),
+        // Rows of 56 (pitch 64): the NCDHW kernel's dense output tiles and its plane barrier
+        // every two planes with TMA; 57 rows in row tiles of 29 and 28, and causal padding
+        // with an even depth (the walk from plane 2).
+        (Shape::new(1, 3, 3, [5, 57, 56], [3, 3, 3]).groups(3).padding(sym([1, 1, 1])), true),
+        (Shape::new(2, 2, 2, [4, 30, 56], [3, 3, 3]).groups(2).padding(Padding::Causal), false),
         // Depthwise NDHWC on the matrix cores (f16/bf16, channels in groups of 16 on NVIDIA and
         // 8 on AMD): odd width and two channel groups, padding 2 on h and 0 on w with several
         // row tiles, depth in several chunks (causal), and rows too wide for its copies (the
@@ -514,7 +519,8 @@ fn every_kernel_path_once_for_the_sanitizers() {
     // 64-channel box), 16-byte path and element path, the
     // explicit pipeline, Depthwise's channel-last and channel-first paths
     // (the [4, 6, 16] case on the matrix cores in f16: NDHWC on Hopper's diagonal-operand
-    // kernel, and [3, 7, 9] its stride-2 form; the [2, 3, 2] kernel and the 3-channel (3, 1, 1)
+    // kernel, and [3, 7, 9] its stride-2 form; [3, 5, 56] NCDHW's dense output tiles with TMA,
+    // rows of 56; the [2, 3, 2] kernel and the 3-channel (3, 1, 1)
     // one on depthwise_generic.hip's channel-vector and channel-a-thread kernels), ImplicitGemm's halo tiles (32
     // channels in and out, f16), causal frames, groups; NCDHW x relaid by the transpose's
     // 16-byte chunk kernel ([3, 5, 8]: 32 x 120, partial tiles) and its element kernel.
@@ -528,6 +534,7 @@ fn every_kernel_path_once_for_the_sanitizers() {
         Shape::new(1, 16, 16, [2, 5, 7], [3, 3, 3]).groups(2).padding(sym),
         Shape::new(1, 5, 6, [3, 4, 5], [3, 3, 3]).padding(sym),
         Shape::new(1, 16, 16, [4, 6, 16], [3, 3, 3]).groups(16).padding(sym),
+        Shape::new(1, 2, 2, [3, 5, 56], [3, 3, 3]).groups(2).padding(sym),
         Shape::new(1, 16, 16, [3, 7, 9], [3, 3, 3]).groups(16).stride([1, 2, 2]).padding(sym),
         Shape::new(1, 16, 16, [3, 5, 6], [2, 3, 2]).groups(16).padding(sym),
         Shape::new(1, 3, 3, [4, 3, 5], [3, 1, 1]).groups(3).padding(Padding::Causal),

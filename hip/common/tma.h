@@ -304,6 +304,17 @@ __device__ inline void store_tile5(const CUtensorMap *map, int c, int w, int h, 
 #endif
 }
 
+// `bytes` (a multiple of 16) from shared `src` to global `dst` (both 16-byte aligned) as one
+// 1-D bulk copy, committed as one bulk group of this thread; as store_tile5.
+__device__ inline void store_bulk(void *dst, uint32_t src, uint32_t bytes) {
+#if HIPCONV_HAS_TMA
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(dst),
+                 "r"(src), "r"(bytes)
+                 : "memory");
+#endif
+}
+
 // Shared memory at `src` to box (c, t, b) of the 3-D tile map `map` (clipped at the
 // tensor's edges), committed as one bulk group of this thread; as store_tile5.
 __device__ inline void store_tile3(const CUtensorMap *map, int c, int t, int b, const void *src) {

@@ -145,6 +145,7 @@ template <typename F> __device__ inline void for_each_output(const TileAcc &acc,
 // Value i (0..kAccValues-1) of a lane's tile and the output it is: Y(r, 4j + i).
 constexpr int kAccValues = 4;
 __device__ inline float acc_value(const TileAcc &acc, int i) { return acc.c.v[i]; }
+constexpr int kSecondPair = 2;  // output_offset(2) - output_offset(0), every lane
 __device__ inline int output_offset(int i) {
     const int l = mc::lane_id();
     return kBlockOutputs * (l % 16) + 4 * (l / 16) + i;
@@ -260,6 +261,7 @@ template <typename F> __device__ inline void for_each_output(const TileAcc &acc,
 // Y(g + 8, 2q), Y(g + 8, 2q + 1).
 constexpr int kAccValues = 4;
 __device__ inline float acc_value(const TileAcc &acc, int i) { return acc.v[i]; }
+constexpr int kSecondPair = 8 * kBlockOutputs;  // output_offset(2) - output_offset(0), every lane
 __device__ inline int output_offset(int i) {
     const int l = mc::lane_id();
     return kBlockOutputs * (l / 4 + 8 * (i / 2)) + 2 * (l % 4) + i % 2;

@@ -40,7 +40,13 @@
  * + ow (rows of pitch elements, the gap outputs after each row, the first row 128-byte
  * aligned). After the next plane's barrier the tile goes to y: on sm_90 as one TMA store of
  * a box of rows x pitch elements by the last wave's lane 0 (the gap columns lie outside y's
- * map and are clipped), elsewhere in 16-byte row stores by every thread.
+ * map and are clipped), elsewhere in 16-byte row stores by every thread. Rows of 56
+ * outputs at pitch 64 with TMA (the 56 x 56 planes of video and 3-D networks) take dense
+ * output tiles instead: output (r, ow) at kOutLead + r * 56 + ow, where a lane's outputs
+ * keep their column in every tile, and the rows go out as they lie in y, one 1-D bulk
+ * store a tile; there a plane barrier comes every two planes (five slots, four output
+ * tiles). At the bench's row: 12.5% fewer L2 write sectors and 91.2-91.5 against
+ * 92.6-92.7 us (f16; sixtieth session).
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
  *
@@ -65,9 +71,10 @@
  * to kWaves * kTiles, so no branch separates their matrix steps, except that a wave whose
  * last tile is past the plane's skips it); one block per (n, c, row tile, depth chunk of up
  * to 16), depth chunk fastest (neighbouring chunks share planes in L2). Dynamic shared
- * memory: kSlots input slots, three output tiles (two without TMA) and on AMD the taps
- * operands (30,704 bytes on NVIDIA at the bench's 56 x 56 planes: two row tiles of 28 rows), with TMA
- * after the slots' mbarriers (the ring kRingOffset bytes in). Without TMA, outputs are
+ * memory: kSlots input slots, three output tiles (two without TMA; five slots and four
+ * tiles with dense tiles) and on AMD the taps operands (39,408 bytes on NVIDIA at the
+ * bench's 56 x 56 planes: two row tiles of 28 rows), with TMA after the slots' mbarriers
+ * (the ring kRingOffset bytes in). Without TMA, outputs are
  * written once and the threads' copies read planes once: both go through L2 as
  * evict-first (block_copy.h copy16_once_if, store16_once).
  */
@@ -125,6 +132,7 @@ struct Geometry {
     int slot;        // elements per ring slot (a multiple of kSlotAlign)
     int box_bytes;   // bytes of a plane's TMA box (PlaneMaps): rows + 2 rows of pitch elements
     int out_slot;    // elements per output tile (a multiple of kSlotAlign)
+    bool dense;      // dense output tiles where TMA takes the planes (kDensePitch)
     int64_t items;
 };
 
@@ -144,18 +152,30 @@ struct PlaneMaps {
 // destinations; slots are whole multiples of 128 bytes.
 constexpr int kSlotAlign = 64;  // elements
 constexpr int kRingOffset = 128 - 2 * kLead;
-static_assert(kSlots * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
+static_assert((kSlots + 1) * 8 <= kRingOffset && kRingOffset % 16 == 0, "the mbarriers before the ring");
 // Output (r, ow) of an output tile sits at kOutLead + r * pitch + ow. With TMA the tiles
 // start kLead elements before a 128-byte boundary (after the ring's slots), so row 0 is
 // 128-byte aligned, the store box's source; without TMA 16-byte aligned, as the copies need.
 // The elements before row 0 take the dropped outputs of the first tile's gap.
 constexpr int kOutLead = kLead;
+// Dense output tiles (Geometry::dense, with TMA): rows of 56 outputs at pitch 64, where a
+// lane's outputs keep their column in every tile and half (tiles 2 * kWaves rows apart,
+// halves one row). Output (r, ow) sits at kOutLead + r * 56 + ow and the tile's rows, as
+// they lie in y, go out as one 1-D bulk store (against a box of rows: 12.5% fewer L2 write
+// sectors, the box's 112-byte rows at 16-byte alignment cost 4 sectors each).
+constexpr int kDensePitch = 64, kDenseRow = 56;
+static_assert(kTile % kDensePitch == 0, "tiles of whole rows at the dense pitch");
+// Planes between plane barriers: with dense tiles two (a slot more and a tile more, which
+// the dense pitch's small slots leave room for at five blocks an SM), elsewhere one.
+__host__ __device__ constexpr int barrier_period(bool dense) { return dense ? 2 : 1; }
+__host__ __device__ constexpr int ring_slots(bool dense) { return kSlots + barrier_period(dense) - 1; }
 // Output tiles, a ring of finished output planes: with TMA's stores three, so that a tile's
 // store has a plane's products to read it before the tile is written again (the storing
 // thread waits at the barrier for the store two planes back; against two tiles and a wait
-// for the last store: -0.3% at the bench's row, fifty-seventh session); two with the threads'
-// stores, which read a tile before the barrier that frees it.
-__host__ __device__ constexpr int output_tiles(bool tma) { return tma ? 3 : 2; }
+// for the last store: -0.3% at the bench's row, fifty-seventh session); with dense tiles four
+// (the storing thread waits, at each barrier, for the stores of the previous one); two with
+// the threads' stores, which read a tile before the barrier that frees it.
+__host__ __device__ constexpr int output_tiles(bool tma, bool dense) { return !tma ? 2 : dense ? 4 : 3; }
 
 // A thread's share of staging one plane and of writing one output plane, worked out once
 // per item: copy k moves vector k * kThreads + tid (k even) or (k + 1) * kThreads - 1 - tid
@@ -215,7 +235,7 @@ __device__ inline void depthwise_lane_taps(uint2 (&taps)[3][3][1], uint16_t lane
 // kTma: the maps are valid; where this build has TMA, one thread stages each plane as one box
 // and another stores each output tile as one box (kBoxThread, kStoreThread), elsewhere every
 // thread copies its 16-byte vectors (cp.async on sm_80+) and stores its output vectors.
-template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense>
 // (AMD: bounded by kThreads only)
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBlockThreads) / kThreads)
     conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g, const HIPCONV_GRID_CONSTANT PlaneMaps maps) {
@@ -225,7 +245,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #else
     constexpr bool kUseTma = false;
 #endif
-    constexpr int kOutTiles = output_tiles(kUseTma);
+    constexpr bool kDenseTiles = kDense && kUseTma;  // (sm_90 code)
+    constexpr int kOutTiles = output_tiles(kUseTma, kDenseTiles);
+    constexpr int kRing = ring_slots(kDenseTiles), kPeriod = barrier_period(kDenseTiles);
 #if HIPCONV_HAS_TMA
     // TMA's requests come from the last two waves, which have the fewest tiles (wave w takes
     // tiles w, w + kWaves, ...): the boxes from wave kWaves - 2's lane 0, the output tiles'
@@ -235,9 +257,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #endif
     extern __shared__ __align__(128) uint4 shared_words[];
     uint64_t *const landed = reinterpret_cast<uint64_t *>(shared_words);  // the slots' mbarriers (kUseTma)
-    // kSlots input planes, then kOutTiles output tiles (from the start without TMA).
+    // kRing input planes, then kOutTiles output tiles (from the start without TMA).
     T *ring = reinterpret_cast<T *>(reinterpret_cast<char *>(shared_words) + (kUseTma ? kRingOffset : 0));
-    T *out_tiles = ring + kSlots * g.slot;
+    T *out_tiles = ring + kRing * g.slot;
     // The output tile of output depth od (chunk-relative), row 0 at kOutLead.
     auto tile_of = [&](int od) { return out_tiles + ((unsigned)od % kOutTiles) * g.out_slot; };
 #if !defined(HIPCONV_PLATFORM_NVIDIA)
@@ -245,6 +267,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * g.out_slot);
 #endif
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
+    // kDenseTiles: this lane's first output (tile 0, half 0) in a dense output tile, and
+    // whether its column is in the row (kept) or in the gap.
+    const int dense_first = wave * kTile - 2 + output_offset(0);  // >= -2: tile 0, half 0
+    const int dense_row = (dense_first + kDensePitch) / kDensePitch - 1;
+    const int dense_column = dense_first - dense_row * kDensePitch;
+    const bool dense_kept = dense_column < kDenseRow;
+    const int dense_out = dense_row * kDenseRow + dense_column;
     using Frags = WindowFrags<T, Band3::kSteps>;
 
     // Zeros once where no copy writes them. Without TMA every slot whole: the threads' copies
@@ -254,7 +283,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     // start 9 shared stores a thread; fifty-eighth session).
     if (kUseTma) {
         constexpr int kLeadVectors = kLead / kRowVec;
-        if (threadIdx.x < kSlots * kLeadVectors)
+        if (threadIdx.x < kRing * kLeadVectors)
             reinterpret_cast<uint4 *>(ring + threadIdx.x / kLeadVectors * g.slot)[threadIdx.x % kLeadVectors] =
                 make_uint4(0, 0, 0, 0);
     } else {
@@ -265,7 +294,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     if (kUseTma) {
         tma::fence_shared_for_async();  // the zeros before the boxes' writes
         if (threadIdx.x == 0) {
-            for (int s = 0; s < kSlots; ++s) tma::init_barrier(landed + s, 1);
+            for (int s = 0; s < kRing; ++s) tma::init_barrier(landed + s, 1);
             tma::fence_barrier_init();
         }
     }
@@ -299,10 +328,10 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         const int first_plane = p.initial_frames != nullptr ? 0 : min(max(0, p.pad[0] - od0), 2);
         const int end_plane = min(planes, max(p.in[0] + p.pad[0] - od0, depths));
 #if HIPCONV_HAS_TMA
-        // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kSlots as one box by
+        // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kRing as one box by
         // thread kBoxThread (kUseTma), its bytes counted on the slot's mbarrier.
         auto box = [&](int j) {
-            const int id = od0 - p.pad[0] + j, s = j % kSlots;
+            const int id = od0 - p.pad[0] + j, s = j % kRing;
             const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
             const uint32_t bar = (uint32_t)__cvta_generic_to_shared(landed + s);
             tma::arrive_expect_bytes(landed + s, (uint32_t)g.box_bytes);
@@ -314,7 +343,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         };
         // The item's first planes are on their way while its taps are built.
         if (kUseTma && threadIdx.x == kBoxThread)
-            for (int j = first_plane; j < min(first_plane + kSlots - 1, end_plane); ++j) box(j);
+            for (int j = first_plane; j < min(first_plane + kRing - kPeriod, end_plane); ++j) box(j);
 #endif
 #if defined(HIPCONV_PLATFORM_NVIDIA)
         // Lane t < 27 reads tap t of the channel (depthwise_lane_taps builds the operands from them).
@@ -356,7 +385,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 return;
             }
 #endif
-            if (j < planes) {
+            if (j < end_plane) {  // (planes past the data are not read)
                 const int id = od0 - p.pad[0] + j;
                 // A plane neither in x nor in the frames is zeros (read from x_channel: none).
                 bool source = (unsigned)id < (unsigned)p.in[0];
@@ -380,6 +409,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         T *y_rows = static_cast<T *>(p.y) + conv3d::offset(p.y_stride, n, c, od0, oh0, 0);
         auto write_out = [&](int od) {
 #if HIPCONV_HAS_TMA
+            if (kDenseTiles) {
+                if (threadIdx.x == kStoreThread)
+                    tma::store_bulk(y_rows + od * p.y_stride[2], tma::shared_address(tile_of(od) + kOutLead),
+                                    (uint32_t)(rows * kDenseRow * (int)sizeof(T)));
+                return;
+            }
             if (kUseTma) {
                 if (threadIdx.x == kStoreThread)
                     tma::store_tile5(&maps.y, 0, oh0, od0 + od, c, n, tma::shared_address(tile_of(od) + kOutLead));
@@ -437,23 +472,33 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #if HIPCONV_HAS_TMA
                 if (kUseTma) {
                     if (data) {
-                        tma::wait_barrier(landed + j % kSlots, (parities >> (j % kSlots)) & 1u);  // plane j has landed
-                        parities ^= 1u << (j % kSlots);
+                        const int s = j % kRing;
+                        tma::wait_barrier(landed + s, (parities >> s) & 1u);  // plane j has landed
+                        parities ^= 1u << s;
                     }
                 } else
 #endif
                     copy_wait<kSlots - 2>();  // plane j has landed
+                // A plane barrier every kPeriod planes from first_plane (uniform): after it planes
+                // j - kPeriod .. j - 1's slots are free, outputs up to j - 3 are in their tiles and
+                // go out, and planes up to j + kRing - 1 are staged.
+                if (kPeriod == 1 || ((j - first_plane) & (kPeriod - 1)) == 0) {
 #if HIPCONV_HAS_TMA
-                if (kUseTma) {
-                    tma::fence_shared_for_async();  // this thread's writes of output j - 3
-                    // Output j - 5's store has read the tile that output j - 2 takes.
-                    if (threadIdx.x == kStoreThread) tma::wait_stores_read<kOutTiles - 2>();
-                }
+                    if (kUseTma) {
+                        tma::fence_shared_for_async();  // this thread's writes of the outputs to j - 3
+                        // The stores issued kPeriod planes back (outputs j - 2 - 2 kPeriod ..) have
+                        // read the tiles that outputs j - 2 .. j - 3 + kPeriod take.
+                        if (threadIdx.x == kStoreThread) tma::wait_stores_read<kOutTiles - 2 * kPeriod>();
+                    }
 #endif
-                __syncthreads();  // for every thread; plane j - 1's slot is free, output j - 3 is in its tile
-                stage(j + kSlots - 1);
-                if (j >= 3) write_out(j - 3);
-                const T *window = ring + (j % kSlots) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
+                    __syncthreads();  // for every thread
+#pragma unroll
+                    for (int k = 0; k < kPeriod; ++k) {
+                        stage(j + kRing - kPeriod + k);
+                        if (j - 2 - kPeriod + k >= 0) write_out(j - 2 - kPeriod + k);
+                    }
+                }
+                const T *window = ring + (j % kRing) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
                 // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
                 // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
                 // output j starts here (kh 0, kd 0), at its bias.
@@ -470,26 +515,26 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                 // With kh outside, an accumulator's three steps lie a tile loop apart and the TMA
                 // instances fit 96 registers (five blocks an SM); the threads' copies keep t
                 // outside (kh outside, their kTiles 4 instances spill at 128 registers on sm_90).
-                if (!data) {
-                    // zeros: no products
-                } else if (kUseTma) {
+                if (data && kUseTma) {
 #pragma unroll
                     for (int kh = 0; kh < 3; ++kh)
 #pragma unroll
                         for (int t = 0; t < kTiles; ++t)
                             if (computed(t)) products(t, kh);
-                } else {
+                } else if (data) {
 #pragma unroll
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
                         for (int kh = 0; kh < 3; ++kh)
                             if (computed(t)) products(t, kh);
-                }
+                }  // (past the data: zeros, no products)
                 const int done = (u + 1) % 3;  // output j - 2 (a constant once unrolled)
-                if (j >= 2) {
+                if (j >= 2 && (!kDenseTiles || dense_kept)) {
                     // Into output tile (j - 2) % kOutTiles (pairs of outputs, the first even): output
-                    // (oh0 + r, ow) at kOutLead + r * pitch + ow, rows 16-byte aligned.
-                    T *tile = tile_of(j - 2) + kOutLead + wave * kTile - 2;
+                    // (oh0 + r, ow) at kOutLead + r * pitch + ow, rows 16-byte aligned; dense tiles at
+                    // kOutLead + r * 56 + ow (a lane whose outputs lie in the gap writes none).
+                    T *tile = tile_of(j - 2) + kOutLead +
+                              (kDenseTiles ? dense_out : wave * kTile - 2 + output_offset(0));
 #pragma unroll
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
@@ -498,8 +543,10 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                             const TileAcc &out = acc[t][done];
                             const uint32_t lo = float_to_bits(T(), activate_to<kSilu, T>(acc_value(out, 2 * h)));
                             const uint32_t hi = float_to_bits(T(), activate_to<kSilu, T>(acc_value(out, 2 * h + 1)));
-                            *reinterpret_cast<uint32_t *>(tile + t * kWaves * kTile + output_offset(2 * h)) =
-                                lo | hi << 16;
+                            constexpr int kHalf = kSecondPair / kDensePitch * kDenseRow;
+                            const int at = kDenseTiles ? t * (kWaves * kTile / kDensePitch * kDenseRow) + h * kHalf
+                                                  : t * kWaves * kTile + h * kSecondPair;
+                            *reinterpret_cast<uint32_t *>(tile + at) = lo | hi << 16;
                         }
                 }
             }
@@ -507,19 +554,24 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #if HIPCONV_HAS_TMA
         if (kUseTma) tma::fence_shared_for_async();
 #endif
-        __syncthreads();  // the last output plane is in its tile
-        write_out(depths - 1);
+        __syncthreads();  // the last output planes are in their tiles
+        // Those after the last barrier's: from output jb - 2 (jb: the last barrier's plane).
+        if constexpr (kPeriod == 1)
+            write_out(depths - 1);
+        else
+            for (int od = max(first_plane + (planes - 1 - first_plane) / kPeriod * kPeriod - 2, 0); od < depths; ++od)
+                write_out(od);
     }
 #if HIPCONV_HAS_TMA
     if (kUseTma && threadIdx.x == kStoreThread) tma::wait_stores<0>();  // the last stores, before the block ends
 #endif
 }
 
-template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma>
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps &maps, dim3 grid,
                          int shared_bytes, hipStream_t stream) {
     static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
-    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads, kTma>;
+    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads, kTma, kDense>;
     const hipError_t err = allow_dynamic_shared(kernel, shared_bytes, shared_granted);
     if (err != hipSuccess) return err;
     hipLaunchKernelGGL(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g, maps);
@@ -529,18 +581,19 @@ hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, cons
 template <typename T, bool kSilu, int kThreads>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps *maps, int tiles_wave,
                          dim3 grid, int shared_bytes, hipStream_t stream) {
-    auto launch = [&](auto tiles, auto tma) {
-        return launch_kernel<T, kSilu, decltype(tiles)::value, kThreads, decltype(tma)::value>(
+    auto launch = [&](auto tiles, auto tma, auto dense) {
+        return launch_kernel<T, kSilu, decltype(tiles)::value, kThreads, decltype(tma)::value, decltype(dense)::value>(
             p, g, maps != nullptr ? *maps : PlaneMaps{}, grid, shared_bytes, stream);
     };
-    auto with_tiles = [&](auto tma) {
-        return tiles_wave == 2 ? launch(std::integral_constant<int, 2>{}, tma)
-                               : launch(std::integral_constant<int, kMaxTiles>{}, tma);
+    auto with_tiles = [&](auto tma, auto dense) {
+        return tiles_wave == 2 ? launch(std::integral_constant<int, 2>{}, tma, dense)
+                               : launch(std::integral_constant<int, kMaxTiles>{}, tma, dense);
     };
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    if (maps != nullptr) return with_tiles(std::true_type{});
+    if (maps != nullptr && g.dense) return with_tiles(std::true_type{}, std::true_type{});
+    if (maps != nullptr) return with_tiles(std::true_type{}, std::false_type{});
 #endif
-    return with_tiles(std::false_type{});
+    return with_tiles(std::false_type{}, std::false_type{});
 }
 
 // The instance of kBlockSizes[kIndex...] that has `threads` threads.
@@ -628,6 +681,9 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kSlotAlign) * kSlotAlign;
     g.box_bytes = (g.rows + 2) * pitch * (int)sizeof(T);
     g.tiles = tiles;
+    // Dense output tiles where the rows are 56 elements at pitch 64 and contiguous in y (the
+    // maps' 16-byte strides keep the bulk stores aligned).
+    g.dense = pitch == kDensePitch && p.out[2] == kDenseRow && p.y_stride[3] == p.out[2];
     g.out_slot = (int)ceil_div(kOutLead + std::max(waves * tiles_per_wave(tiles, waves) * kTile, g.rows * pitch),
                                kSlotAlign) * kSlotAlign;
 
@@ -645,13 +701,15 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     PlaneMaps maps{};
     if (encode_plane_maps<T>(p, g, &maps)) boxes = &maps;
 #endif
+    const bool dense = boxes != nullptr && g.dense;
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     constexpr int kBandBytes = 0;  // (the taps operands in registers)
 #else
     constexpr int kBandBytes = kBands * Band3::kSteps * HIPCONV_WAVE_SIZE * (int)sizeof(StepTaps<T>);
 #endif
     const int shared_bytes =
-        kRingOffset + (kSlots * g.slot + output_tiles(boxes != nullptr) * g.out_slot) * (int)sizeof(T) + kBandBytes;
+        kRingOffset +
+        (ring_slots(dense) * g.slot + output_tiles(boxes != nullptr, dense) * g.out_slot) * (int)sizeof(T) + kBandBytes;
     const dim3 grid(grid_blocks(g.items));
     const int tiles_wave = tiles_per_wave(tiles, waves);
     *status = (hipconv_status_t)(
