@@ -175,6 +175,7 @@ int main(int argc, char **argv) {
         {"dense 57 rows", 1, 3, 5, 57, 56, {1, 1, 1}, false, false, true, false, false, false},
         {"dense 69 rows silu", 2, 3, 7, 69, 56, {1, 1, 1}, false, false, true, true, false, false},
         {"dense frames bf16 silu", 2, 4, 5, 30, 56, {2, 1, 1}, false, true, true, true, true, false},
+        {"dense pad d 3", 1, 2, 5, 9, 56, {3, 1, 1}, false, false, true, false, false, false},
         {"dense w24 pad h 2", 1, 3, 4, 9, 24, {1, 2, 1}, false, false, false, true, false, false},
         {"dense w8 100 rows bf16", 1, 2, 6, 100, 8, {1, 1, 1}, false, false, true, false, true, false},
         {"valid depth", 2, 3, 6, 8, 32, {0, 1, 1}, false, false, true, true, false, false},
