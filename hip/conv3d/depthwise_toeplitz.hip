@@ -132,7 +132,7 @@ struct Geometry {
     int slot;        // elements per ring slot (a multiple of kSlotAlign)
     int box_bytes;   // bytes of a plane's TMA box (PlaneMaps): rows + 2 rows of pitch elements
     int out_slot;    // elements per output tile (a multiple of kSlotAlign)
-    bool dense;      // dense output tiles where TMA takes the planes (kDensePitch)
+    bool dense;      // dense output tiles (kDensePitch; only where TMA takes the planes)
     int64_t items;
 };
 
@@ -555,7 +555,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         if (kUseTma) tma::fence_shared_for_async();
 #endif
         __syncthreads();  // the last output planes are in their tiles
-        // Those after the last barrier's: from output jb - 2 (jb: the last barrier's plane).
+        // Those after the last barrier's: from output jb - 2 (jb: the last barrier's plane). One
+        // plane a period leaves output depths - 1 alone (the loop form spills 8 bytes on sm_80).
         if constexpr (kPeriod == 1)
             write_out(depths - 1);
         else
@@ -590,7 +591,7 @@ hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, cons
                                : launch(std::integral_constant<int, kMaxTiles>{}, tma, dense);
     };
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    if (maps != nullptr && g.dense) return with_tiles(std::true_type{}, std::true_type{});
+    if (g.dense) return with_tiles(std::true_type{}, std::true_type{});  // (maps too)
     if (maps != nullptr) return with_tiles(std::true_type{}, std::false_type{});
 #endif
     return with_tiles(std::false_type{}, std::false_type{});
@@ -681,9 +682,6 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     g.slot = (int)ceil_div(slot_elements(g.rows, pitch, p.out[2], waves, tiles), kSlotAlign) * kSlotAlign;
     g.box_bytes = (g.rows + 2) * pitch * (int)sizeof(T);
     g.tiles = tiles;
-    // Dense output tiles where the rows are 56 elements at pitch 64 and contiguous in y (the
-    // maps' 16-byte strides keep the bulk stores aligned).
-    g.dense = pitch == kDensePitch && p.out[2] == kDenseRow && p.y_stride[3] == p.out[2];
     g.out_slot = (int)ceil_div(kOutLead + std::max(waves * tiles_per_wave(tiles, waves) * kTile, g.rows * pitch),
                                kSlotAlign) * kSlotAlign;
 
@@ -701,7 +699,9 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     PlaneMaps maps{};
     if (encode_plane_maps<T>(p, g, &maps)) boxes = &maps;
 #endif
-    const bool dense = boxes != nullptr && g.dense;
+    // Dense output tiles where TMA takes the planes and the rows are 56 elements at pitch 64,
+    // contiguous in y (the maps' 16-byte strides keep the bulk stores aligned).
+    g.dense = boxes != nullptr && pitch == kDensePitch && p.out[2] == kDenseRow && p.y_stride[3] == p.out[2];
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     constexpr int kBandBytes = 0;  // (the taps operands in registers)
 #else
@@ -709,7 +709,8 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
 #endif
     const int shared_bytes =
         kRingOffset +
-        (ring_slots(dense) * g.slot + output_tiles(boxes != nullptr, dense) * g.out_slot) * (int)sizeof(T) + kBandBytes;
+        (ring_slots(g.dense) * g.slot + output_tiles(boxes != nullptr, g.dense) * g.out_slot) * (int)sizeof(T) +
+        kBandBytes;
     const dim3 grid(grid_blocks(g.items));
     const int tiles_wave = tiles_per_wave(tiles, waves);
     *status = (hipconv_status_t)(
