@@ -2,12 +2,15 @@
 // rows_bench.cu, ...): a checked CUDA call, the copy bandwidth their "% of copy" divides by,
 // and the bench's timing of one forward: a graph of `sets` forwards (forward(s) enqueues
 // the one over rotating set s), 3 warm-up replays, the median of `replays` timed with device
-// events, divided by `sets`.
+// events, divided by `sets`. SOAK_MS=N in the environment replays the graph for N ms of wall
+// time before the warm-up (a sustained load, for reading the clocks and the power the GPU
+// settles at under it: nvidia-smi beside the bench).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -50,6 +53,13 @@ template <typename Forward> double graph_median_us(cudaStream_t stream, int sets
     for (int s = 0; s < sets; ++s) forward(s);
     CK(cudaStreamEndCapture(stream, &graph));
     CK(cudaGraphInstantiate(&exec, graph, 0));
+    if (const char *soak = getenv("SOAK_MS")) {
+        const auto start = std::chrono::steady_clock::now();
+        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < atof(soak)) {
+            for (int i = 0; i < 8; ++i) CK(cudaGraphLaunch(exec, stream));
+            CK(cudaStreamSynchronize(stream));
+        }
+    }
     for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
     const double ms = event_median_ms(stream, replays, [&] { CK(cudaGraphLaunch(exec, stream)); });
     CK(cudaGraphExecDestroy(exec));
