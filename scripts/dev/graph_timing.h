@@ -55,7 +55,8 @@ template <typename Forward> double graph_median_us(cudaStream_t stream, int sets
     CK(cudaGraphInstantiate(&exec, graph, 0));
     if (const char *soak = getenv("SOAK_MS")) {
         const auto start = std::chrono::steady_clock::now();
-        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < atof(soak)) {
+        const double soak_ms = atof(soak);
+        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < soak_ms) {
             for (int i = 0; i < 8; ++i) CK(cudaGraphLaunch(exec, stream));
             CK(cudaStreamSynchronize(stream));
         }
