@@ -4,7 +4,7 @@
 #     bash dist/conv3d.sh [--no-bench] [--no-sanitizer] [--bench-only] [--auto-only]
 # The conv3d tests with the GPU required, compute-sanitizer memcheck and racecheck over them
 # (the >2^31-element test excepted: minutes under the sanitizer; racecheck over one case per
-# kernel path), the example with and
+# kernel path and a few random shapes), the example with and
 # without verify_host, then the conv3d bench table and the kit's compare_conv3d.py (cuDNN
 # through PyTorch) in the same call. $OUT gets conv3d_bench.json, conv3d_anchors.json,
 # conv3d_side_by_side.json and conv3d_logs.tgz.
@@ -32,12 +32,14 @@ if [ $sanitizer = 1 ] && command -v compute-sanitizer >/dev/null; then
   # memcheck over every conv3d test but the >2^31-element one; racecheck (far slower on
   # shared-memory kernels) over the errors and verify tests and, of tests/conv3d.rs, the
   # test that runs each kernel path once.
-  for t in tests/conv3d-* tests/conv3d_errors-* tests/conv3d_verify-*; do
+  # The random shapes: 40 rounds under memcheck, 12 under racecheck.
+  for t in tests/conv3d-* tests/conv3d_errors-* tests/conv3d_verify-* tests/conv3d_fuzz-*; do
     n=$(basename "${t%-*}")
     filter=; [ "$n" = conv3d ] && filter=every_kernel_path_once_for_the_sanitizers
     for tool in memcheck racecheck; do
       f=$filter; [ $tool = memcheck ] && f=
-      timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1 $f > /tmp/c3/$tool-$n.log 2>&1
+      rounds=40; [ $tool = racecheck ] && rounds=12
+      HIPCONV_FUZZ_ROUNDS=$rounds timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$t" --test-threads=1 $f > /tmp/c3/$tool-$n.log 2>&1
       echo "$tool $n ${f:-(all tests)} exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|test result' /tmp/c3/$tool-$n.log | tr '\n' ' ')"
     done
   done

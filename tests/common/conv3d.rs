@@ -2,7 +2,7 @@
 //! library's, which works through strides), layout conversions, and the runner that checks
 //! one configuration of one algorithm on one device.
 
-use super::{nan, rel_norm_error, tolerance, Rng};
+use super::{error_stats, nan, tolerance, Rng};
 use hipconv::conv3d::{Activation, Conv3d, Frames, Layout, Options, Padding, Shape};
 use hipconv::{Buffer, Device, Element, Stream};
 
@@ -117,34 +117,65 @@ pub fn upload<T: hipconv::Scalar>(device: &Device, stream: &Stream, values: &[T]
     device.upload(stream, values).unwrap()
 }
 
+/// The largest error, over the reference's largest magnitude, that an output of this
+/// dtype may have anywhere (a few of its rounding steps at that magnitude): a row or a tile
+/// gone wrong fails here even where the relative norm error of a large output would hide it.
+pub fn max_tolerance(dtype: hipconv::DType) -> f64 {
+    match dtype {
+        hipconv::DType::F16 => 4e-3,
+        hipconv::DType::BF16 => 2e-2,
+        hipconv::DType::F32 => 2e-5,
+    }
+}
+
+/// One forward of `s` with `options` on `device` over the given inputs, y poisoned with NaN
+/// first; returns y as the device wrote it.
+pub fn run_forward<T: Element>(
+    device: &Device,
+    s: Shape,
+    options: Options,
+    x: &[T],
+    w: &[T],
+    b: Option<&[T]>,
+) -> Vec<T> {
+    let stream = device.stream().unwrap();
+    let out_len = s.batch * s.cout * out_extent(&s).iter().product::<usize>();
+    let (xd, wd) = (upload(device, &stream, x), upload(device, &stream, w));
+    let bd = b.map(|b| upload(device, &stream, b));
+    let mut y = upload(device, &stream, &vec![nan::<T>(); out_len]);
+    let mut conv = Conv3d::<T>::new(device, s, options).unwrap_or_else(|e| panic!("{s:?} {options:?}: {e}"));
+    conv.forward_chunk(&stream, &xd, &wd, bd.as_ref(), Frames::default(), &mut y)
+        .unwrap_or_else(|e| panic!("{s:?} {options:?}: {e}"));
+    y.to_vec(&stream).unwrap()
+}
+
+/// Asserts `got` within the dtype's relative norm error and largest error of `want`;
+/// `what` names the configuration. Returns the relative norm error.
+pub fn assert_close<T: Element>(got: &[T], want: &[f64], what: &dyn Fn() -> String) -> f64 {
+    let stats = error_stats(got, want);
+    let (norm_tol, max_tol) = (tolerance(T::DTYPE), max_tolerance(T::DTYPE));
+    assert!(
+        stats.rel_norm_error < norm_tol && stats.max_rel_error < max_tol,
+        "{}: rel norm error {:.3e} (tolerance {norm_tol:.0e}), largest error {:.3e} of the largest output \
+         (tolerance {max_tol:.0e}); NaN left: {}",
+        what(),
+        stats.rel_norm_error,
+        stats.max_rel_error,
+        got.iter().any(|v| v.to_f32().is_nan())
+    );
+    stats.rel_norm_error
+}
+
 /// Runs one forward of `s` with `options` on `device` over fresh random inputs (y poisoned
 /// with NaN first) and checks it against the reference; returns the relative norm error.
 pub fn check_forward<T: Element>(device: &Device, s: Shape, options: Options, bias: bool, rng: &mut Rng) -> f64 {
-    let stream = device.stream().unwrap();
-    let out_len = s.batch * s.cout * out_extent(&s).iter().product::<usize>();
     let x: Vec<T> = random(rng, s.x_len());
     let w: Vec<T> = random(rng, s.w_len());
     let b: Vec<T> = random(rng, s.cout);
-    let (xd, wd, bd) = (upload(device, &stream, &x), upload(device, &stream, &w), upload(device, &stream, &b));
-    let mut y = upload(device, &stream, &vec![nan::<T>(); out_len]);
-    let mut conv = Conv3d::<T>::new(device, s, options).unwrap_or_else(|e| panic!("{s:?} {options:?}: {e}"));
-    let bias_buf = bias.then_some(&bd);
-    conv.forward_chunk(&stream, &xd, &wd, bias_buf, Frames::default(), &mut y)
-        .unwrap_or_else(|e| panic!("{s:?} {options:?}: {e}"));
-    let got = y.to_vec(&stream).unwrap();
-    let silu = options.activation == Activation::Silu;
-    let want = reference(&s, options.layout, &x, &w, bias.then_some(&b[..]), None, silu);
-    let err = rel_norm_error(&got, &want);
-    assert!(
-        err < tolerance(T::DTYPE),
-        "{} {:?} on {} ({:?} {:?}, bias {bias}): rel norm error {err:.3e} (tolerance {:.0e}); NaN left: {}",
-        options.algorithm,
-        T::DTYPE,
-        device.id(),
-        s,
-        options.layout,
-        tolerance(T::DTYPE),
-        got.iter().any(|v| v.to_f32().is_nan())
-    );
-    err
+    let b = bias.then_some(&b[..]);
+    let got = run_forward(device, s, options, &x, &w, b);
+    let want = reference(&s, options.layout, &x, &w, b, None, options.activation == Activation::Silu);
+    let what =
+        || format!("{} {:?} on {} ({s:?} {:?}, bias {bias})", options.algorithm, T::DTYPE, device.id(), options.layout);
+    assert_close(&got, &want, &what)
 }

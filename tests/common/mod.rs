@@ -8,7 +8,9 @@ pub mod conv3d;
 pub mod sequences;
 
 #[allow(unused_imports)] // each test binary uses its own subset
-pub use hipconv::testing::{announce, devices, fresh_seed, gpu_device, nan, rel_norm_error, tolerance, Rng};
+pub use hipconv::testing::{
+    announce, devices, error_stats, fresh_seed, gpu_device, nan, rel_norm_error, tolerance, Rng,
+};
 
 use hipconv::conv1d::{stages, Layout, Shape};
 use hipconv::half::{bf16, f16};
