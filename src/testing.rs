@@ -1,5 +1,5 @@
 //! Test support shared by every op family's tests, examples and host verification: a
-//! seeded RNG with replayable fresh seeds, the error metric and its per-dtype tolerances,
+//! seeded RNG with replayable fresh seeds, the error metrics and their per-dtype tolerances,
 //! NaN poisoning, and the list of backends a test body runs on ("skipped: no GPU" without
 //! one; `HIPCONV_REQUIRE_GPU=1` makes that a failure). The op references themselves stay
 //! with their tests, written independently of the library.
@@ -108,6 +108,34 @@ pub fn tolerance(dtype: DType) -> f64 {
         DType::BF16 => 1e-2,
         DType::F32 => 1e-5,
     }
+}
+
+/// The largest error anywhere, over the reference's largest magnitude, that an output of
+/// this dtype may have: a few of its rounding steps at that magnitude (f16 rounds within
+/// 4.9e-4 of a value, bf16 within 3.9e-3). One row or tile gone wrong in a large output
+/// fails here even where the relative norm error would hide it.
+pub fn max_tolerance(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => 4e-3,
+        DType::BF16 => 2e-2,
+        DType::F32 => 2e-5,
+    }
+}
+
+/// Why `out` is not within both of its dtype's tolerances of `reference` (relative norm
+/// error and largest error), or None where it is.
+pub fn accuracy_failure<T: Element>(out: &[T], reference: &[f64]) -> Option<String> {
+    let stats = error_stats(out, reference);
+    let (norm, max) = (tolerance(T::DTYPE), max_tolerance(T::DTYPE));
+    (stats.rel_norm_error > norm || stats.max_rel_error > max).then(|| {
+        format!(
+            "{:?}: rel norm error {:.3e} (tolerance {norm:.0e}), largest error {:.3e} of the largest output \
+             (tolerance {max:.0e})",
+            T::DTYPE,
+            stats.rel_norm_error,
+            stats.max_rel_error
+        )
+    })
 }
 
 /// NaN of each dtype, for poisoning outputs.

@@ -2,7 +2,7 @@
 //! library's, which works through strides), layout conversions, and the runner that checks
 //! one configuration of one algorithm on one device.
 
-use super::{error_stats, nan, tolerance, Rng};
+use super::{accuracy_failure, nan, rel_norm_error, Rng};
 use hipconv::conv3d::{Activation, Conv3d, Frames, Layout, Options, Padding, Shape};
 use hipconv::{Buffer, Device, Element, Stream};
 
@@ -117,17 +117,6 @@ pub fn upload<T: hipconv::Scalar>(device: &Device, stream: &Stream, values: &[T]
     device.upload(stream, values).unwrap()
 }
 
-/// The largest error, over the reference's largest magnitude, that an output of this
-/// dtype may have anywhere (a few of its rounding steps at that magnitude): a row or a tile
-/// gone wrong fails here even where the relative norm error of a large output would hide it.
-pub fn max_tolerance(dtype: hipconv::DType) -> f64 {
-    match dtype {
-        hipconv::DType::F16 => 4e-3,
-        hipconv::DType::BF16 => 2e-2,
-        hipconv::DType::F32 => 2e-5,
-    }
-}
-
 /// One forward of `s` with `options` on `device` over the given inputs, y poisoned with NaN
 /// first; returns y as the device wrote it.
 pub fn run_forward<T: Element>(
@@ -149,21 +138,14 @@ pub fn run_forward<T: Element>(
     y.to_vec(&stream).unwrap()
 }
 
-/// Asserts `got` within the dtype's relative norm error and largest error of `want`;
-/// `what` names the configuration. Returns the relative norm error.
+/// Asserts `got` within its dtype's relative norm error and largest error of `want`
+/// (hipconv::testing::accuracy_failure); `what` names the configuration. Returns the
+/// relative norm error.
 pub fn assert_close<T: Element>(got: &[T], want: &[f64], what: &dyn Fn() -> String) -> f64 {
-    let stats = error_stats(got, want);
-    let (norm_tol, max_tol) = (tolerance(T::DTYPE), max_tolerance(T::DTYPE));
-    assert!(
-        stats.rel_norm_error < norm_tol && stats.max_rel_error < max_tol,
-        "{}: rel norm error {:.3e} (tolerance {norm_tol:.0e}), largest error {:.3e} of the largest output \
-         (tolerance {max_tol:.0e}); NaN left: {}",
-        what(),
-        stats.rel_norm_error,
-        stats.max_rel_error,
-        got.iter().any(|v| v.to_f32().is_nan())
-    );
-    stats.rel_norm_error
+    if let Some(failure) = accuracy_failure(got, want) {
+        panic!("{}: {failure}; NaN left: {}", what(), got.iter().any(|v| v.to_f32().is_nan()));
+    }
+    rel_norm_error(got, want)
 }
 
 /// Runs one forward of `s` with `options` on `device` over fresh random inputs (y poisoned

@@ -3,7 +3,7 @@
 //! checked against an f64 reference of every sequence written out whole (its history,
 //! then its tokens).
 
-use super::{index, nan, reference_conv, rel_norm_error, tolerance, Rng};
+use super::{accuracy_failure, index, nan, reference_conv, Rng};
 use hipconv::conv1d::{
     Activation, Algorithm, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, Layout, Options, Shape, StateCache,
     States, UpdateShape, VarlenShape,
@@ -123,8 +123,9 @@ pub fn check_chunked<T: Element>(device: &Device, s: Shape, options: Options, cu
             }
         }
     }
-    let err = rel_norm_error(&y, &reference);
-    assert!(err <= tolerance(T::DTYPE), "rel error {err:.3e}, {what}");
+    if let Some(failure) = accuracy_failure(&y, &reference) {
+        panic!("{failure}, {what}");
+    }
 }
 
 /// Outputs of one channel continuing from `history` (oldest first; at least width−1
@@ -253,8 +254,9 @@ pub fn check_decode<T: Element>(device: &Device, case: DecodeCase, rng: &mut Rng
     }
     // Where each row's circular buffer stands after every step.
     positions.iter_mut().for_each(|p| *p += (case.steps * u.seqlen) as i32);
-    let err = rel_norm_error(&out, &reference);
-    assert!(err <= tolerance(T::DTYPE), "rel error {err:.3e}, {what}");
+    if let Some(failure) = accuracy_failure(&out, &reference) {
+        panic!("{failure}, {what}");
+    }
 
     let state = download(&stream, &conv_state);
     let mut used = vec![false; u.n_slots];
@@ -372,6 +374,7 @@ pub fn check_varlen<T: Element>(device: &Device, case: &VarlenCase, rng: &mut Rn
             assert_eq!(got, &whole[whole.len() - history..], "final state of sequence {seq}, channel {c}, {what}");
         }
     }
-    let err = rel_norm_error(&out, &reference);
-    assert!(err <= tolerance(T::DTYPE), "rel error {err:.3e}, {what}");
+    if let Some(failure) = accuracy_failure(&out, &reference) {
+        panic!("{failure}, {what}");
+    }
 }
