@@ -6,7 +6,7 @@
 //! outputs.
 
 use super::sequences::{download, reference_row, upload};
-use super::{index, nan, rel_norm_error, tolerance, Rng};
+use super::{accuracy_failure, index, nan, rel_norm_error, tolerance, Rng};
 use hipconv::conv1d::{
     Activation, BackwardInputs, CausalConv1dBackward, CausalConv1dVarlenBackward, Gradients, Layout, Options,
     ParamGrad, Shape, VarlenShape,
@@ -333,19 +333,25 @@ pub fn sum_error(got: &[f32], reference: &[f64], rss: &[f64]) -> f64 {
     rel_norm_error(got, reference) * size / size.max(norm(rss))
 }
 
-/// Every gradient `got` has within the dtype's tolerance of `reference` (dweight and dbias
-/// by [`sum_error`]).
+/// Every gradient `got` has within the dtype's tolerance of `reference`: dx and
+/// dinitial_states (in the dtype) by relative norm error and largest error
+/// (hipconv::testing::accuracy_failure), dweight and dbias (fp32 sums) by [`sum_error`].
 pub fn assert_close<T: Element>(got: &Got<T>, reference: &Grads, what: &str) {
-    let tol = tolerance(T::DTYPE);
-    let mut errors = vec![("dx", rel_norm_error(&got.dx, &reference.dx))];
-    errors.push(("dweight", sum_error(&got.dweight, &reference.dweight, &reference.dweight_rss)));
-    if let Some(dbias) = &got.dbias {
-        errors.push(("dbias", sum_error(dbias, &reference.dbias, &reference.dbias_rss)));
-    }
+    let mut outputs = vec![("dx", &got.dx, &reference.dx)];
     if let Some(dinitial) = &got.dinitial {
-        errors.push(("dinitial_states", rel_norm_error(dinitial, &reference.dinitial)));
+        outputs.push(("dinitial_states", dinitial, &reference.dinitial));
     }
-    for (name, err) in errors {
+    for (name, out, want) in outputs {
+        if let Some(failure) = accuracy_failure(out, want) {
+            panic!("{name}: {failure}, {what}");
+        }
+    }
+    let tol = tolerance(T::DTYPE);
+    let mut sums = vec![("dweight", sum_error(&got.dweight, &reference.dweight, &reference.dweight_rss))];
+    if let Some(dbias) = &got.dbias {
+        sums.push(("dbias", sum_error(dbias, &reference.dbias, &reference.dbias_rss)));
+    }
+    for (name, err) in sums {
         assert!(err <= tol, "{name}: rel error {err:.3e} > {tol:.0e}, {} {what}", T::DTYPE);
     }
 }
