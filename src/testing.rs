@@ -122,20 +122,22 @@ pub fn max_tolerance(dtype: DType) -> f64 {
     }
 }
 
-/// Why `out` is not within both of its dtype's tolerances of `reference` (relative norm
-/// error and largest error), or None where it is.
-pub fn accuracy_failure<T: Element>(out: &[T], reference: &[f64]) -> Option<String> {
+/// Asserts `out` within both of its dtype's tolerances of `reference`: the relative norm
+/// error ([`tolerance`]) and the largest error ([`max_tolerance`]). The panic names `what`,
+/// both errors and whether a NaN was left. Returns the statistics.
+pub fn assert_accurate<T: Element>(out: &[T], reference: &[f64], what: impl std::fmt::Display) -> ErrorStats {
     let stats = error_stats(out, reference);
     let (norm, max) = (tolerance(T::DTYPE), max_tolerance(T::DTYPE));
-    (stats.rel_norm_error > norm || stats.max_rel_error > max).then(|| {
-        format!(
-            "{:?}: rel norm error {:.3e} (tolerance {norm:.0e}), largest error {:.3e} of the largest output \
-             (tolerance {max:.0e})",
-            T::DTYPE,
-            stats.rel_norm_error,
-            stats.max_rel_error
-        )
-    })
+    assert!(
+        stats.rel_norm_error <= norm && stats.max_rel_error <= max,
+        "{what}: {:?} rel norm error {:.3e} (tolerance {norm:.0e}), largest error {:.3e} of the largest output \
+         (tolerance {max:.0e}); NaN left: {}",
+        T::DTYPE,
+        stats.rel_norm_error,
+        stats.max_rel_error,
+        out.iter().any(|v| v.to_f32().is_nan())
+    );
+    stats
 }
 
 /// NaN of each dtype, for poisoning outputs.

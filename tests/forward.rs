@@ -4,9 +4,7 @@
 
 mod common;
 
-use common::{
-    accuracy_failure, devices, fresh_seed, gpu_device, index, nan, reference_conv, rel_norm_error, tolerance, Rng,
-};
+use common::{devices, fresh_seed, gpu_device, index, nan, reference_conv, rel_norm_error, tolerance, Rng};
 use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
 use hipconv::{Device, Element};
@@ -51,9 +49,7 @@ fn forward_output<T: Element>(device: &Device, case: Case, rng: &mut Rng) -> (Ve
 /// unwritten fails both).
 fn assert_accurate<T: Element>(device: &Device, case: Case, rng: &mut Rng) {
     let (got, want) = forward_output::<T>(device, case, rng);
-    if let Some(failure) = accuracy_failure(&got, &want) {
-        panic!("{case:?} on {}: {failure}", device.id());
-    }
+    common::assert_accurate(&got, &want, format_args!("{case:?} on {}", device.id()));
 }
 
 /// The algorithms that take every dtype, layout, bias and activation.

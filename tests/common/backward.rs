@@ -6,7 +6,7 @@
 //! outputs.
 
 use super::sequences::{download, reference_row, upload};
-use super::{accuracy_failure, index, nan, rel_norm_error, tolerance, Rng};
+use super::{assert_accurate, index, nan, rel_norm_error, tolerance, Rng};
 use hipconv::conv1d::{
     Activation, BackwardInputs, CausalConv1dBackward, CausalConv1dVarlenBackward, Gradients, Layout, Options,
     ParamGrad, Shape, VarlenShape,
@@ -335,16 +335,14 @@ pub fn sum_error(got: &[f32], reference: &[f64], rss: &[f64]) -> f64 {
 
 /// Every gradient `got` has within the dtype's tolerance of `reference`: dx and
 /// dinitial_states (in the dtype) by relative norm error and largest error
-/// (hipconv::testing::accuracy_failure), dweight and dbias (fp32 sums) by [`sum_error`].
+/// (hipconv::testing::assert_accurate), dweight and dbias (fp32 sums) by [`sum_error`].
 pub fn assert_close<T: Element>(got: &Got<T>, reference: &Grads, what: &str) {
     let mut outputs = vec![("dx", &got.dx, &reference.dx)];
     if let Some(dinitial) = &got.dinitial {
         outputs.push(("dinitial_states", dinitial, &reference.dinitial));
     }
     for (name, out, want) in outputs {
-        if let Some(failure) = accuracy_failure(out, want) {
-            panic!("{name}: {failure}, {what}");
-        }
+        assert_accurate(out, want, format_args!("{name}, {what}"));
     }
     let tol = tolerance(T::DTYPE);
     let mut sums = vec![("dweight", sum_error(&got.dweight, &reference.dweight, &reference.dweight_rss))];

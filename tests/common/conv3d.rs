@@ -2,7 +2,7 @@
 //! library's, which works through strides), layout conversions, and the runner that checks
 //! one configuration of one algorithm on one device.
 
-use super::{accuracy_failure, nan, rel_norm_error, Rng};
+use super::{assert_accurate, nan, Rng};
 use hipconv::conv3d::{Activation, Conv3d, Frames, Layout, Options, Padding, Shape};
 use hipconv::{Buffer, Device, Element, Stream};
 
@@ -138,16 +138,6 @@ pub fn run_forward<T: Element>(
     y.to_vec(&stream).unwrap()
 }
 
-/// Asserts `got` within its dtype's relative norm error and largest error of `want`
-/// (hipconv::testing::accuracy_failure); `what` names the configuration. Returns the
-/// relative norm error.
-pub fn assert_close<T: Element>(got: &[T], want: &[f64], what: &dyn Fn() -> String) -> f64 {
-    if let Some(failure) = accuracy_failure(got, want) {
-        panic!("{}: {failure}; NaN left: {}", what(), got.iter().any(|v| v.to_f32().is_nan()));
-    }
-    rel_norm_error(got, want)
-}
-
 /// Runs one forward of `s` with `options` on `device` over fresh random inputs (y poisoned
 /// with NaN first) and checks it against the reference; returns the relative norm error.
 pub fn check_forward<T: Element>(device: &Device, s: Shape, options: Options, bias: bool, rng: &mut Rng) -> f64 {
@@ -157,7 +147,6 @@ pub fn check_forward<T: Element>(device: &Device, s: Shape, options: Options, bi
     let b = bias.then_some(&b[..]);
     let got = run_forward(device, s, options, &x, &w, b);
     let want = reference(&s, options.layout, &x, &w, b, None, options.activation == Activation::Silu);
-    let what =
-        || format!("{} {:?} on {} ({s:?} {:?}, bias {bias})", options.algorithm, T::DTYPE, device.id(), options.layout);
-    assert_close(&got, &want, &what)
+    let what = format_args!("{} on {} ({s:?} {:?}, bias {bias})", options.algorithm, device.id(), options.layout);
+    assert_accurate(&got, &want, what).rel_norm_error
 }

@@ -9,7 +9,7 @@ pub mod sequences;
 
 #[allow(unused_imports)] // each test binary uses its own subset
 pub use hipconv::testing::{
-    accuracy_failure, announce, devices, fresh_seed, gpu_device, nan, rel_norm_error, tolerance, Rng,
+    announce, assert_accurate, devices, fresh_seed, gpu_device, nan, rel_norm_error, tolerance, Rng,
 };
 
 use hipconv::conv1d::{stages, Layout, Shape};

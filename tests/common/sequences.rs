@@ -3,7 +3,7 @@
 //! checked against an f64 reference of every sequence written out whole (its history,
 //! then its tokens).
 
-use super::{accuracy_failure, index, nan, reference_conv, Rng};
+use super::{assert_accurate, index, nan, reference_conv, Rng};
 use hipconv::conv1d::{
     Activation, Algorithm, CausalConv1d, CausalConv1dUpdate, CausalConv1dVarlen, Layout, Options, Shape, StateCache,
     States, UpdateShape, VarlenShape,
@@ -123,9 +123,7 @@ pub fn check_chunked<T: Element>(device: &Device, s: Shape, options: Options, cu
             }
         }
     }
-    if let Some(failure) = accuracy_failure(&y, &reference) {
-        panic!("{failure}, {what}");
-    }
+    assert_accurate(&y, &reference, &what);
 }
 
 /// Outputs of one channel continuing from `history` (oldest first; at least width−1
@@ -254,9 +252,7 @@ pub fn check_decode<T: Element>(device: &Device, case: DecodeCase, rng: &mut Rng
     }
     // Where each row's circular buffer stands after every step.
     positions.iter_mut().for_each(|p| *p += (case.steps * u.seqlen) as i32);
-    if let Some(failure) = accuracy_failure(&out, &reference) {
-        panic!("{failure}, {what}");
-    }
+    assert_accurate(&out, &reference, &what);
 
     let state = download(&stream, &conv_state);
     let mut used = vec![false; u.n_slots];
@@ -374,7 +370,5 @@ pub fn check_varlen<T: Element>(device: &Device, case: &VarlenCase, rng: &mut Rn
             assert_eq!(got, &whole[whole.len() - history..], "final state of sequence {seq}, channel {c}, {what}");
         }
     }
-    if let Some(failure) = accuracy_failure(&out, &reference) {
-        panic!("{failure}, {what}");
-    }
+    assert_accurate(&out, &reference, &what);
 }
