@@ -1,9 +1,10 @@
 #!/bin/bash
 # The conv3d record call (run on the device from the repository root, dist of the tree as
-# .devbin/dist3d.tar.xz, the anchors kit staged in .anchors/): the conv3d tests with the GPU
-# required (and the row-reuse and per-kernel-path tests with HIPCONV_CONV3D_ROWS=0 and
-# HIPCONV_CONV3D_TMA=0), the seed example, the conv3d bench's Auto rows and the kit's
-# compare_conv3d.py (cuDNN) in the same call, then memcheck and racecheck over the
+# .devbin/dist3d.tar.xz, the anchors kit staged in .anchors/): the conv3d tests (the random
+# shapes' at their default rounds too) with the GPU required (and the row-reuse and
+# per-kernel-path tests with HIPCONV_CONV3D_ROWS=0 and HIPCONV_CONV3D_TMA=0), the seed
+# example, the conv3d bench's Auto rows and the kit's compare_conv3d.py (cuDNN) in the same
+# call, then memcheck and racecheck over the
 # per-kernel-path and row-reuse tests and memcheck over the errors test in the time left.
 # Writes $OUT/{gpu,tests,table}.txt, conv3d_{bench,anchors,side_by_side}.json, bench.log and
 # logs.tgz; prints the summaries too. BUDGET (seconds, default 480) bounds the whole call;
@@ -17,7 +18,7 @@ mkdir -p /tmp/c3
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.txt; date -u | tee -a $OUT/gpu.txt
 export HIPCONV_REQUIRE_GPU=1
 cd dist
-for n in conv3d conv3d_errors conv3d_verify conv3d_large; do
+for n in conv3d conv3d_errors conv3d_verify conv3d_fuzz conv3d_large; do
   t=$(ls tests/$n-* | head -1); s=$(date +%s); timeout $(left 200) "$t" > /tmp/c3/test-$n.log 2>&1; rc=$?
   echo "test $n exit $rc ($(( $(date +%s) - s )) s): $(grep -E '^test result' /tmp/c3/test-$n.log | tail -1)"
   [ $rc -eq 0 ] || grep -E "panicked|FAILED|error" /tmp/c3/test-$n.log | head -8
