@@ -131,26 +131,6 @@ template <> struct Mma16x8x8<hipconv_bf16> {
     }
 };
 
-// d = a b + c, c kept (an output's first product, c its bias): matrix_core.h's Mma16x8x16
-// with the addend apart from the result.
-template <typename T> struct Mma16x8x16From;
-template <> struct Mma16x8x16From<__half> {
-    __device__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1, const float (&c)[4]) {
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-            "{%10,%11,%12,%13};"
-            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-    }
-};
-template <> struct Mma16x8x16From<hipconv_bf16> {
-    __device__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1, const float (&c)[4]) {
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-            "{%10,%11,%12,%13};"
-            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-    }
-};
-
 __device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -250,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             start[e] = c < p.cin ? to_float(bias[c]) : 0.f;
         }
     // Stride 1: the bias as an addend quad of its own (c0..c3 = start 0, 1, 0, 1), the first
-    // product of each output's rows taking it (Mma16x8x16From). Its upper pair comes from an
+    // product of each output's rows taking it (mc::Mma16x8x16's addend form). Its upper pair comes from an
     // add of +0, which ptxas cannot fold into the lower pair, so the quad stays whole: 16
     // moves a plane into the accumulators fewer (125 -> 128 registers), 90.4-91.1 against
     // 90.7-91.2 us at the bench's row in f16 and 98.0-98.4 against 98.8-99.1 with bf16, bias
@@ -305,7 +285,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             } else if (padding) {
                 const uint32_t zero[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-                for (int q = 0; q < kPairs; ++q) Mma16x8x16From<T>::run(acc[u % 3][q], zero, 0u, 0u, bias4);
+                for (int q = 0; q < kPairs; ++q) mc::Mma16x8x16<T>::run(acc[u % 3][q], zero, 0u, 0u, bias4);
             }
             if (!padding) {
                 if constexpr (kStride == 1) {
@@ -323,10 +303,11 @@ __global__ void __launch_bounds__(kThreads, 2)
                             for (int kh = 0; kh < 3; ++kh) {  // output rows hh - kh, + 1: kw 0 and 1
                                 const int r = hh - kh;
                                 if (r >= 0 && r < kRows && r % 2 == 0) {
+                                    const uint32_t b0 = b01[kd][kh][0], b1 = b01[kd][kh][1];
                                     if (kd == 0 && kh == 0)  // output j's rows r, r + 1: their first product
-                                        Mma16x8x16From<T>::run(pairs[r / 2], a01, b01[kd][kh][0], b01[kd][kh][1], bias4);
+                                        mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b0, b1, bias4);
                                     else
-                                        mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b01[kd][kh][0], b01[kd][kh][1]);
+                                        mc::Mma16x8x16<T>::run(pairs[r / 2], a01, b0, b1);
                                 }
                             }
                             if (hh % 2 == 1) {  // output rows hh - 1, hh: kw 2 of kh 0 (rows hh - 1, hh) and 1

@@ -4,8 +4,8 @@
 # shapes' at their default rounds too) with the GPU required (and the row-reuse and
 # per-kernel-path tests with HIPCONV_CONV3D_ROWS=0 and HIPCONV_CONV3D_TMA=0), the seed
 # example, the conv3d bench's Auto rows and the kit's compare_conv3d.py (cuDNN) in the same
-# call, then memcheck and racecheck over the
-# per-kernel-path and row-reuse tests and memcheck over the errors test in the time left.
+# call, then memcheck and racecheck over the per-kernel-path and row-reuse tests and
+# memcheck over the errors test in the time left.
 # Writes $OUT/{gpu,tests,table}.txt, conv3d_{bench,anchors,side_by_side}.json, bench.log and
 # logs.tgz; prints the summaries too. BUDGET (seconds, default 480) bounds the whole call;
 # SKIP_ROWS_OFF_REUSE=1 leaves out the HIPCONV_CONV3D_ROWS=0 row-reuse run (60-90 s) where the
