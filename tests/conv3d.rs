@@ -441,46 +441,69 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
     }
 }
 
-#[test]
-fn each_forward_reads_the_output_of_the_forward_before_it() {
-    // Four forwards back to back in one stream, each reading the previous one's output (all
-    // outputs NaN-poisoned first), checked step by step against the reference of what the
-    // step read. The seed's shape with 3 channels out, so that Tiled runs its staged-strip
-    // kernel in one wave in both layouts: on sm_90 and newer a chained launch whose blocks are
-    // placed while the forward before it runs and wait for it with their addresses computed.
-    // A wait in the wrong place would read NaN or a stale output here.
-    let mut rng = Rng::new(fresh_seed("each_forward_reads_the_output_of_the_forward_before_it"));
-    let s = Shape::new(1, 3, 3, [16, 64, 64], [3, 3, 3]).padding(Padding::Symmetric([1, 1, 1]));
-    for device in devices("each_forward_reads_the_output_of_the_forward_before_it") {
+/// Four forwards of `s` with `algorithm` back to back in one stream on every device, each
+/// reading the previous one's output (all outputs NaN-poisoned first), checked step by step
+/// against the reference of what the step read (cin == cout, one of the weight sets scaled
+/// by 0.2 so that the values stay in range). A chained launch whose wait for the kernel
+/// before it came after its first read would read NaN or a stale output here.
+fn check_dependent_forwards<T: Element>(test: &str, s: Shape, algorithm: Algorithm, rng: &mut Rng) {
+    assert_eq!(s.cin, s.cout);
+    for device in devices(test) {
         for layout in LAYOUTS {
-            let options = Options { algorithm: Algorithm::Tiled, layout, activation: Activation::Identity };
+            let options = Options { algorithm, layout, activation: Activation::Identity };
             let stream = device.stream().unwrap();
-            let mut conv = Conv3d::<f32>::new(&device, s, options).unwrap();
-            let x: Vec<f32> = random(&mut rng, s.x_len());
-            let weights: Vec<Vec<f32>> =
-                (0..4).map(|_| random::<f32>(&mut rng, s.w_len()).into_iter().map(|v| v * 0.2).collect()).collect();
+            let mut conv = Conv3d::<T>::new(&device, s, options).unwrap();
+            let x: Vec<T> = random(rng, s.x_len());
+            let weights: Vec<Vec<T>> = (0..4)
+                .map(|_| random::<T>(rng, s.w_len()).into_iter().map(|v| T::from_f32(v.to_f32() * 0.2)).collect())
+                .collect();
             let w_device: Vec<_> = weights.iter().map(|w| upload(&device, &stream, w)).collect();
             let mut steps = vec![upload(&device, &stream, &x)];
             for w in &w_device {
-                let mut y = upload(&device, &stream, &vec![f32::NAN; s.x_len()]);
+                let mut y = upload(&device, &stream, &vec![T::from_f32(f32::NAN); s.x_len()]);
                 conv.forward_chunk(&stream, steps.last().unwrap(), w, None, Frames::default(), &mut y).unwrap();
                 steps.push(y);
             }
-            let values: Vec<Vec<f32>> = steps.iter().map(|b| b.to_vec(&stream).unwrap()).collect();
+            let values: Vec<Vec<T>> = steps.iter().map(|b| b.to_vec(&stream).unwrap()).collect();
             for (k, w) in weights.iter().enumerate() {
                 let want = reference(&s, layout, &values[k], w, None, None, false);
                 let err = rel_norm_error(&values[k + 1], &want);
                 assert!(
-                    err < tolerance(f32::DTYPE),
-                    "forward {} of 4 ({layout:?}) on {}: rel norm error {err:.3e}; NaN left: {}",
+                    err < tolerance(T::DTYPE),
+                    "{algorithm} forward {} of 4 ({layout:?}) on {}: rel norm error {err:.3e}; NaN left: {}",
                     k + 1,
                     device.id(),
-                    values[k + 1].iter().any(|v| v.is_nan())
+                    values[k + 1].iter().any(|v| v.to_f32().is_nan())
                 );
             }
         }
-        announce(&format!("conv3d: four dependent forwards in one stream each read the one before on {}", device.id()));
+        announce(&format!(
+            "conv3d {algorithm}: four dependent forwards in one stream each read the one before on {}",
+            device.id()
+        ));
     }
+}
+
+#[test]
+fn each_forward_reads_the_output_of_the_forward_before_it() {
+    // The seed's shape with 3 channels out, so that Tiled runs its staged-strip kernel in one
+    // wave in both layouts: on sm_90 and newer a chained launch whose blocks are placed while
+    // the forward before it runs and wait for it with their addresses computed.
+    let test = "each_forward_reads_the_output_of_the_forward_before_it";
+    let mut rng = Rng::new(fresh_seed(test));
+    let s = Shape::new(1, 3, 3, [16, 64, 64], [3, 3, 3]).padding(Padding::Symmetric([1, 1, 1]));
+    check_dependent_forwards::<f32>(test, s, Algorithm::Tiled, &mut rng);
+}
+
+#[test]
+fn each_depthwise_forward_reads_the_output_of_the_forward_before_it() {
+    // f16 depthwise 3³ on the matrix-core kernels (NCDHW: rows of whole 16-byte vectors;
+    // NDHWC: channels in groups of 8), launched chained on sm_90 and newer. Each forward is
+    // one wave of blocks, so the next one's blocks are placed at once and wait for it.
+    let test = "each_depthwise_forward_reads_the_output_of_the_forward_before_it";
+    let mut rng = Rng::new(fresh_seed(test));
+    let s = Shape::new(1, 32, 32, [5, 24, 40], [3, 3, 3]).groups(32).padding(Padding::Symmetric([1, 1, 1]));
+    check_dependent_forwards::<f16>(test, s, Algorithm::Depthwise, &mut rng);
 }
 
 #[test]

@@ -56,13 +56,18 @@
  * Launch: 256 threads (8 warps; 128 registers at stride 1, 99 at 2), one block per
  * (channel block, w tile, row tile, depth chunk, batch row), channel block fastest; kStages
  * stages and kTiles output tiles of dynamic shared memory (98 KiB at stride 1, 93 KiB at
- * 2: two blocks an SM).
+ * 2: two blocks an SM). The launch is chained (dependent_launch.h): the block waits for the
+ * kernels before it after its barriers are set up, so back-to-back forwards place the next
+ * one's blocks while this one's last wave runs. A block ends once its last stores have read
+ * their tiles, not once they are written. Both: 89.5-89.6 against 90.2 us at the bench's
+ * f16 row on an H200, the chained launch alone 89.8-90.0 (sixty-fifth session).
  */
 #include <atomic>
 #include <type_traits>
 
 #include "activation.h"
 #include "compat.h"
+#include "dependent_launch.h"
 #include "depthwise_toeplitz.h"
 #include "element.h"
 #include "geometry.h"
@@ -202,6 +207,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         tma::fence_barrier_init();
     }
     __syncthreads();
+    begin_chained_kernel();  // the kernels before this one have written x, w, bias and the frames
     if (threadIdx.x == 0)
         for (int s = 0; s < kStages && s < planes; ++s) issue_plane(s, s);
 
@@ -373,7 +379,8 @@ __global__ void __launch_bounds__(kThreads, 2)
             }
         }
     }
-    if (threadIdx.x == 0) tma::wait_stores<0>();
+    // The last stores have read their tiles (their writes complete with the grid).
+    if (threadIdx.x == 0) tma::wait_stores_read<0>();
 #else
     (void)w, (void)bias, (void)p, (void)g, (void)x_map, (void)f_map, (void)y_map;
 #endif
@@ -387,9 +394,8 @@ hipconv_status_t launch_kernel(const hipconv_conv3d_params &p, const DiagonalGeo
     constexpr int kSharedBytes = DiagonalTile<kStride>::kSharedBytes;
     auto kernel = conv3d_depthwise_diagonal_kernel<T, kSilu, kStride>;
     HIPCONV_RETURN_IF_ERROR(allow_dynamic_shared(kernel, kSharedBytes, shared_granted));
-    hipLaunchKernelGGL(kernel, dim3((unsigned)blocks), dim3(kThreads), kSharedBytes, stream,
-                       static_cast<const T *>(p.w), static_cast<const T *>(p.bias), p, g, x_map, f_map, y_map);
-    return last_launch_status();
+    return launch_chained(kernel, dim3((unsigned)blocks), dim3(kThreads), kSharedBytes, stream,
+                          static_cast<const T *>(p.w), static_cast<const T *>(p.bias), p, g, x_map, f_map, y_map);
 }
 
 // The kernel at spatial stride kStride, where TMA takes x, y and the frames; false,
