@@ -443,8 +443,8 @@ fn causal_streaming_chunk_by_chunk_equals_one_pass() {
 
 /// Four forwards of `s` with `algorithm` back to back in one stream on every device, each
 /// reading the previous one's output (all outputs NaN-poisoned first), checked step by step
-/// against the reference of what the step read (cin == cout, one of the weight sets scaled
-/// by 0.2 so that the values stay in range). A chained launch whose wait for the kernel
+/// against the reference of what the step read (cin == cout; each weight set scaled by 0.2
+/// so that the values stay in range over the four steps). A chained launch whose wait for the kernel
 /// before it came after its first read would read NaN or a stale output here.
 fn check_dependent_forwards<T: Element>(test: &str, s: Shape, algorithm: Algorithm, rng: &mut Rng) {
     assert_eq!(s.cin, s.cout);
@@ -460,7 +460,7 @@ fn check_dependent_forwards<T: Element>(test: &str, s: Shape, algorithm: Algorit
             let w_device: Vec<_> = weights.iter().map(|w| upload(&device, &stream, w)).collect();
             let mut steps = vec![upload(&device, &stream, &x)];
             for w in &w_device {
-                let mut y = upload(&device, &stream, &vec![T::from_f32(f32::NAN); s.x_len()]);
+                let mut y = upload(&device, &stream, &vec![common::nan::<T>(); s.x_len()]);
                 conv.forward_chunk(&stream, steps.last().unwrap(), w, None, Frames::default(), &mut y).unwrap();
                 steps.push(y);
             }
