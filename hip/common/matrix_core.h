@@ -330,6 +330,14 @@ __device__ inline void ldmatrix_a(uint32_t (&r)[4], const void *a, int stride_by
                  : "r"(addr));
 }
 
+// ldmatrix.x4 from this lane's own row address (a shared-space byte address: row l % 8 of
+// block l / 8, as ldmatrix_a orders them), for tiles whose rows are not one stride apart.
+__device__ inline void ldmatrix_at(uint32_t (&r)[4], uint32_t lane_row) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(lane_row));
+}
+
 __device__ inline void ldmatrix_b(uint32_t (&r)[4], const void *b, int stride_bytes) {
     const int l = lane_id(), block = l / 8;
     const char *row = static_cast<const char *>(b) + (l % 8 + 8 * (block >> 1)) * stride_bytes + 16 * (block & 1);

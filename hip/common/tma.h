@@ -218,10 +218,10 @@ __device__ inline void arrive_expect_bytes(uint64_t *bar, uint32_t bytes) {
 #endif
 }
 
-// Until the phase of `bar` with this parity has completed (its arrivals and bytes are in).
-__device__ inline void wait_barrier(uint64_t *bar, uint32_t parity) {
+// Until the phase of the mbarrier at shared-space byte address `address` with this parity
+// has completed (its arrivals and bytes are in).
+__device__ inline void wait_barrier_at(uint32_t address, uint32_t parity) {
 #if HIPCONV_HAS_TMA
-    const uint32_t address = shared_address(bar);
     uint32_t done = 0;
     do {
         asm volatile("{\n.reg .pred ready;\n"
@@ -231,8 +231,13 @@ __device__ inline void wait_barrier(uint64_t *bar, uint32_t parity) {
                      : "r"(address), "r"(parity)
                      : "memory");
     } while (done == 0);
+#else
+    (void)address, (void)parity;
 #endif
 }
+
+// The same for the mbarrier at `bar`.
+__device__ inline void wait_barrier(uint64_t *bar, uint32_t parity) { wait_barrier_at(shared_address(bar), parity); }
 
 // Box (col, row) of `map` into `dst`, counted as bytes on the mbarrier at `bar`.
 __device__ inline void load_tile(void *dst, const CUtensorMap *map, int col, int row, uint64_t *bar) {

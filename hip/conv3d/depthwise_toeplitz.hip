@@ -49,6 +49,21 @@
  * 92.6-92.7 us (f16; sixtieth session).
  *   window (kh = 1) of tile t:  slot + f0 - kReach, f0 = lead + pitch + t * kTile
  *   kh = 0 / 2: one pitch before / after
+ * Where x's rows are those 56 elements, contiguous, and every plane of the walk is in x or
+ * the frames, the slots are dense instead (bulk reads): the staged rows as they lie in x,
+ * one 1-D bulk copy a plane, with the same tiles, band and outputs. The window's 16-byte
+ * chunks are addressed per lane (ldmatrix), and the two of each row's 8 blocks that lie
+ * outside the row (w -8..-1 and 56..63) come from a slot of zeros at the same offset:
+ *
+ *     dense slot:   | lead | row 0 (56) | row 1 (56) | ... | row rows+1 | ... |
+ *     block jb of a row (outputs w 8 jb - 2 .. 8 jb + 5): chunks w 8 jb - 8 .. 8 jb + 7,
+ *     jb 0's first and jb 7's second from the slot of zeros (the ring's slot kRing)
+ *
+ * At the bench's row: L2 read sectors 6.96 -> 5.89 M, DRAM reads 155.9 -> 154.2 MB (x is
+ * 154.1), time level alone; with the per-plane bookkeeping trimmed (the slots' phases by
+ * laps, compile-time slot sizes, each lane's shared addresses kept in registers) 90.7-91.5
+ * against 91.4-91.6 us f16 and 94.7-95.0 against 96.3-96.8 bf16 with bias and SiLU
+ * (sixty-seventh session).
  *
  * Staging. On sm_90 (where the launcher can encode PlaneMaps) lane 0 of wave kWaves - 2 (a
  * wave with the fewest tiles) copies a plane as
@@ -64,6 +79,9 @@
  * has read the tile that the plane is about to write. Elsewhere every thread copies its
  * 16-byte vectors (cp.async on NVIDIA), with addresses worked out once per item (at most
  * kCopies vectors a thread), so that a plane costs a pointer and a predicate per copy.
+ *
+ * With TMA the block's data planes take the ring's slots in turn across its items, so a
+ * slot's mbarrier phase is the parity of the lap (one bit, not a bit a slot).
  *
  * Launch: kThreads threads (NVIDIA 4 warps, five blocks an SM at 96 registers with TMA's
  * staging, four at 128 with the threads' copies; AMD 4 waves of 64); wave w takes tiles w,
@@ -137,6 +155,7 @@ struct Geometry {
     int box_bytes;   // bytes of a plane's TMA box (PlaneMaps): rows + 2 rows of pitch elements
     int out_slot;    // elements per output tile (a multiple of kSlotAlign)
     bool dense;      // dense output tiles (kDensePitch; only where TMA takes the planes)
+    bool bulk;       // dense slots, a plane by one 1-D bulk copy (with dense; bulk_slot_elements)
     int64_t items;
 };
 
@@ -169,6 +188,22 @@ constexpr int kOutLead = kLead;
 // sectors, the box's 112-byte rows at 16-byte alignment cost 4 sectors each).
 constexpr int kDensePitch = 64, kDenseRow = 56;
 static_assert(kTile % kDensePitch == 0, "tiles of whole rows at the dense pitch");
+// Dense slots (Geometry::bulk: dense tiles, x's rows of 56 contiguous, pad[2] 1, every plane
+// of the walk in x or the frames): a slot holds the staged rows as they lie in x, row r at
+// kLead + r * 56, so that a plane comes in one 1-D bulk copy (reads by boxes of 112-byte
+// rows: 46.7 us at the bench's row, a linear read 36.6; sixty-first session). The tiles
+// stay those of the pitch-64 sequence: block b of a tile (A row b) is block jb = b % 8 of
+// output row 2 t + b / 8, outputs w 8 jb - 2 .. 8 jb + 5, and its window the two 16-byte
+// chunks of input w 8 jb - 8 .. 8 jb + 7 (slot row 2 t + b / 8 + kh). ldmatrix takes each
+// lane's chunk address, so the two chunks outside the row (jb 0's first, w -8..-1, and jb
+// 7's second, w 56..63: the rows before and after in a dense slot) come from a slot of
+// zeros (the ring's slot kRing) at the same offset instead, and the band, the outputs and
+// their tiles are the pitch-64 kernel's. The slot rows outside x are zeroed per item.
+// Elements of a dense slot (bulk reads) for `tiles` tiles a plane: every window's rows (2 a
+// tile, 2 more) and a chunk past them.
+__host__ __device__ constexpr int bulk_slot_elements(int tiles) {
+    return (kLead + (2 * tiles + 2) * kDenseRow + kRowVec + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
+}
 // Planes between plane barriers: with dense tiles two (a slot more and a tile more, which
 // the dense pitch's small slots leave room for at five blocks an SM), elsewhere one.
 __host__ __device__ constexpr int barrier_period(bool dense) { return dense ? 2 : 1; }
@@ -239,7 +274,8 @@ __device__ inline void depthwise_lane_taps(uint2 (&taps)[3][3][1], uint16_t lane
 // kTma: the maps are valid; where this build has TMA, one thread stages each plane as one box
 // and another stores each output tile as one box (kBoxThread, kStoreThread), elsewhere every
 // thread copies its 16-byte vectors (cp.async on sm_80+) and stores its output vectors.
-template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense>
+// kBulk (with kDense): dense slots by bulk copies (Geometry::bulk).
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense, bool kBulk>
 // (AMD: bounded by kThreads only)
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBlockThreads) / kThreads)
     conv3d_depthwise_toeplitz_kernel(hipconv_conv3d_params p, Geometry g, const HIPCONV_GRID_CONSTANT PlaneMaps maps) {
@@ -250,6 +286,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     constexpr bool kUseTma = false;
 #endif
     constexpr bool kDenseTiles = kDense && kUseTma;  // (sm_90 code)
+    constexpr bool kBulkReads = kBulk && kDenseTiles;
+    // Slot and output tile sizes: compile-time on the bulk path (bulk_slot_elements,
+    // the dense output tiles' kWaves * kTiles tiles).
+    const int slot_size = kBulkReads ? bulk_slot_elements(kWaves * kTiles) : g.slot;
+    const int out_slot = kBulkReads ? (kOutLead + kWaves * kTiles * kTile + kSlotAlign - 1) / kSlotAlign * kSlotAlign
+                                    : g.out_slot;
     constexpr int kOutTiles = output_tiles(kUseTma, kDenseTiles);
     constexpr int kRing = ring_slots(kDenseTiles), kPeriod = barrier_period(kDenseTiles);
 #if HIPCONV_HAS_TMA
@@ -263,12 +305,12 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     uint64_t *const landed = reinterpret_cast<uint64_t *>(shared_words);  // the slots' mbarriers (kUseTma)
     // kRing input planes, then kOutTiles output tiles (from the start without TMA).
     T *ring = reinterpret_cast<T *>(reinterpret_cast<char *>(shared_words) + (kUseTma ? kRingOffset : 0));
-    T *out_tiles = ring + kRing * g.slot;
+    T *out_tiles = ring + (kRing + (kBulkReads ? 1 : 0)) * slot_size;  // (kBulkReads: the slot of zeros before)
     // The output tile of output depth od (chunk-relative), row 0 at kOutLead.
-    auto tile_of = [&](int od) { return out_tiles + ((unsigned)od % kOutTiles) * g.out_slot; };
+    auto tile_of = [&](int od) { return out_tiles + ((unsigned)od % kOutTiles) * out_slot; };
 #if !defined(HIPCONV_PLATFORM_NVIDIA)
     // The taps operands: [band][step][lane] (NVIDIA builds them in registers: depthwise_lane_taps).
-    StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * g.out_slot);
+    StepTaps<T> *band_slots = reinterpret_cast<StepTaps<T> *>(out_tiles + kOutTiles * out_slot);
 #endif
     const int wave = threadIdx.x / HIPCONV_WAVE_SIZE, lane = mc::lane_id();
     // kDenseTiles: this lane's first output (tile 0, half 0) in a dense output tile, and
@@ -277,8 +319,24 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     const int dense_row = (dense_first + kDensePitch) / kDensePitch - 1;
     const int dense_column = dense_first - dense_row * kDensePitch;
     const bool dense_kept = dense_column < kDenseRow;
-    const int dense_out = dense_row * kDenseRow + dense_column;
+    [[maybe_unused]] const int dense_out = dense_row * kDenseRow + dense_column;  // (TMA)
+    static_assert(!kDenseTiles || (kOutTiles & (kOutTiles - 1)) == 0, "dense tiles: a ring of 2^k");
     using Frags = WindowFrags<T, Band3::kSteps>;
+#if HIPCONV_HAS_TMA
+    // kDenseTiles: this lane's first output in output tile 0 as a shared-space address, kept in
+    // a register (ptxas would rebuild it from the lane id each plane).
+    uint32_t dense_lane = tma::shared_address(out_tiles + kOutLead + dense_out);
+    if (kDenseTiles) asm volatile("mov.b32 %0, %0;" : "+r"(dense_lane));
+    // kBulkReads: this lane's ldmatrix row (row l % 8 of block l / 8 is A row b = l % 8 + 8
+    // ((l / 8) & 1), chunk (l / 8) >> 1) in the slot of a plane: bulk_rows + slot *
+    // bulk_slot_bytes, plus the tile's and kh's rows. The lanes of chunks outside the row read
+    // the slot of zeros at the same offset (a multiple of 128 bytes away: no bank conflict).
+    const int bulk_jb = lane % 8, bulk_chunk = lane / 16;
+    const bool bulk_zero = bulk_chunk == 0 ? bulk_jb == 0 : bulk_jb == kDensePitch / 8 - 1;
+    const int bulk_a = (2 * wave + (lane / 8) % 2) * kDenseRow + 8 * (bulk_jb - 1 + bulk_chunk);
+    const uint32_t bulk_slot_bytes = bulk_zero ? 0u : (uint32_t)(slot_size * (int)sizeof(T));
+    const uint32_t bulk_rows = tma::shared_address(ring + (bulk_zero ? kRing * slot_size : 0) + kLead + bulk_a);
+#endif
 
     // Zeros once where no copy writes them. Without TMA every slot whole: the threads' copies
     // write rows, not the gaps or the lead. With TMA the slots' leads only: a box writes whole
@@ -288,10 +346,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
     if (kUseTma) {
         constexpr int kLeadVectors = kLead / kRowVec;
         if (threadIdx.x < kRing * kLeadVectors)
-            reinterpret_cast<uint4 *>(ring + threadIdx.x / kLeadVectors * g.slot)[threadIdx.x % kLeadVectors] =
+            reinterpret_cast<uint4 *>(ring + threadIdx.x / kLeadVectors * slot_size)[threadIdx.x % kLeadVectors] =
                 make_uint4(0, 0, 0, 0);
+        if (kBulkReads)  // the slot of zeros, whole
+            for (int i = threadIdx.x; i < slot_size / kRowVec; i += kThreads)
+                reinterpret_cast<uint4 *>(ring + kRing * slot_size)[i] = make_uint4(0, 0, 0, 0);
     } else {
-        for (int i = threadIdx.x; i < kSlots * g.slot / kRowVec; i += kThreads)
+        for (int i = threadIdx.x; i < kSlots * slot_size / kRowVec; i += kThreads)
             reinterpret_cast<uint4 *>(ring)[i] = make_uint4(0, 0, 0, 0);
     }
 #if HIPCONV_HAS_TMA
@@ -302,7 +363,11 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
             tma::fence_barrier_init();
         }
     }
-    uint32_t parities = 0;  // bit s: the phase of landed[s] to wait for next
+    // TMA: the block's data planes take the ring's slots in turn across its items, so the
+    // phase to wait for is the lap's parity: ring_slot and ring_lap, the next data plane's.
+    int ring_slot = 0;
+    uint32_t ring_lap = 0;
+    const uint32_t landed_at = tma::shared_address(landed);
 #else
     (void)maps, (void)landed;
 #endif
@@ -326,6 +391,26 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #endif
         __syncthreads();  // the previous item's reads of the ring, the tiles and the bands are done
         const int planes = depths + 2;
+        // kBulkReads: slot rows bulk_r0 .. bulk_r1 - 1 lie inside x, one bulk copy a plane; the
+        // rows before them and after them up to rows + 1 (padding rows) are zeroed in every
+        // ring slot here (rows the copies write in other items: fenced for the async proxy,
+        // which the next item's barrier orders before its copies).
+        const int bulk_r0 = max(0, p.pad[1] - oh0), bulk_r1 = min(rows + 2, p.in[1] - oh0 + p.pad[1]);
+        [[maybe_unused]] const int bulk_ih = oh0 - p.pad[1] + bulk_r0;
+        [[maybe_unused]] const uint32_t bulk_bytes = (uint32_t)((bulk_r1 - bulk_r0) * kDenseRow * (int)sizeof(T));
+        if constexpr (kBulkReads) {
+            constexpr int kRowVectors = kDenseRow / kRowVec;
+            const int zero_rows = bulk_r0 + rows + 2 - bulk_r1, per_slot = zero_rows * kRowVectors;
+            for (int i = threadIdx.x; i < kRing * per_slot; i += kThreads) {
+                const int s = i / per_slot, v = i % per_slot, r = v / kRowVectors;
+                reinterpret_cast<uint4 *>(ring + s * slot_size + kLead +
+                                          (r < bulk_r0 ? r : bulk_r1 + r - bulk_r0) * kDenseRow)[v % kRowVectors] =
+                    make_uint4(0, 0, 0, 0);
+            }
+#if HIPCONV_HAS_TMA
+            tma::fence_shared_for_async();
+#endif
+        }
         // Planes outside x that the frames do not give are zeros. The plane loop starts at the
         // first plane with data (at most plane 2, where output 0 completes; the outputs before
         // it start at the bias), and the planes from end_plane on (past the data, and past the
@@ -338,8 +423,16 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kRing as one box by
         // thread kBoxThread (kUseTma), its bytes counted on the slot's mbarrier.
         auto box = [&](int j) {
-            const int id = od0 - p.pad[0] + j, s = j % kRing;
-            const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * g.slot + kLead);
+            const int id = od0 - p.pad[0] + j, s = (ring_slot + j - first_plane) % kRing;
+            if constexpr (kBulkReads) {  // rows bulk_r0 .. bulk_r1 - 1 (the plane is in x or the frames)
+                const T *from = id < 0 ? static_cast<const T *>(p.initial_frames) +
+                                             conv3d::offset(p.initial_stride, n, c, p.pad[0] + id, bulk_ih, 0)
+                                       : static_cast<const T *>(p.x) + conv3d::offset(p.x_stride, n, c, id, bulk_ih, 0);
+                tma::arrive_expect_bytes(landed + s, bulk_bytes);
+                tma::load_bulk(ring + s * slot_size + kLead + bulk_r0 * kDenseRow, from, bulk_bytes, landed + s);
+                return;
+            }
+            const uint32_t to = (uint32_t)__cvta_generic_to_shared(ring + s * slot_size + kLead);
             const uint32_t bar = (uint32_t)__cvta_generic_to_shared(landed + s);
             tma::arrive_expect_bytes(landed + s, (uint32_t)g.box_bytes);
             const int ih = oh0 - p.pad[1];  // coordinates (w, h, d, c, n)
@@ -402,7 +495,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                             conv3d::offset(p.initial_stride, n, c, p.pad[0] + id, 0, 0);
                     source = true;
                 }
-                T *slot = ring + (j % kSlots) * g.slot;
+                T *slot = ring + (j % kSlots) * slot_size;
 #pragma unroll
                 for (int k = 0; k < kCopies; ++k)
                     if (copies.in_to[k] >= 0)
@@ -465,11 +558,23 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         // stored, or outputs whose first planes are zeros).
         TileAcc acc[kTiles][3], bias_acc;
         fill(bias_acc, bias);
+#if HIPCONV_HAS_TMA
+        if (kBulkReads)  // (four registers of their own for the item's products)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) asm volatile("mov.b32 %0, %1;" : "=f"(bias_acc.v[i]) : "f"(bias));
+#endif
 #pragma unroll
         for (int t = 0; t < kTiles; ++t)
 #pragma unroll
             for (int r = 0; r < 3; ++r) acc[t][r] = bias_acc;
 
+        // The slot of data plane j (j % kRing without TMA) and, with TMA, the parity of its phase.
+#if HIPCONV_HAS_TMA
+        int slot = kUseTma ? ring_slot : first_plane % kRing;
+        uint32_t lap = ring_lap;
+#else
+        int slot = first_plane % kRing;
+#endif
         for (int j0 = first_plane; j0 < planes; j0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
@@ -479,9 +584,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #if HIPCONV_HAS_TMA
                 if (kUseTma) {
                     if (data) {
-                        const int s = j % kRing;
-                        tma::wait_barrier(landed + s, (parities >> s) & 1u);  // plane j has landed
-                        parities ^= 1u << s;
+                        tma::wait_barrier_at(landed_at + 8 * slot, lap);  // plane j has landed
                     }
                 } else
 #endif
@@ -505,13 +608,23 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                         if (j - 2 - kPeriod + k >= 0) write_out(j - 2 - kPeriod + k);
                     }
                 }
-                const T *window = ring + (j % kRing) * g.slot + g.pitch.d + wave * kTile;  // tile's f0 - kReach
+                const T *window = ring + slot * slot_size + g.pitch.d + wave * kTile;  // tile's f0 - kReach
+#if HIPCONV_HAS_TMA
+                // (kBulkReads) this lane's row in the slot of plane j
+                [[maybe_unused]] const uint32_t bulk_window = bulk_rows + (uint32_t)slot * bulk_slot_bytes;
+#endif
                 // Tile t (the last one only where it holds outputs: `last_tile`), window kh - 1
                 // rows off, times band (kd, kh) into output j - kd: ring slot (u - kd) mod 3;
                 // output j starts here (kh 0, kd 0), at its bias.
                 auto products = [&](int t, int kh) {
                     Frags frags;
-                    load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
+#if HIPCONV_HAS_TMA
+                    if constexpr (kBulkReads) {  // tile t's rows 2 kWaves t on, kh rows down
+                        static_assert(Band3::kSteps == 1, "one window step");
+                        mc::ldmatrix_at(frags.a[0], bulk_window + (2 * kWaves * t + kh) * kDenseRow * (int)sizeof(T));
+                    } else
+#endif
+                        load_window<T, Band3::kSteps>(frags, window + (kh - 1) * g.pitch.d + t * kWaves * kTile);
 #pragma unroll
                     for (int kd = 0; kd < 3; ++kd) {
                         TileAcc &out = acc[t][(u - kd + 3) % 3];
@@ -540,8 +653,11 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                     // Into output tile (j - 2) % kOutTiles (pairs of outputs, the first even): output
                     // (oh0 + r, ow) at kOutLead + r * pitch + ow, rows 16-byte aligned; dense tiles at
                     // kOutLead + r * 56 + ow (a lane whose outputs lie in the gap writes none).
-                    T *tile = tile_of(j - 2) + kOutLead +
-                              (kDenseTiles ? dense_out : wave * kTile - 2 + output_offset(0));
+                    T *tile = tile_of(j - 2) + kOutLead + wave * kTile - 2 + output_offset(0);  // (!kDenseTiles)
+#if HIPCONV_HAS_TMA
+                    const uint32_t dense_tile =
+                        dense_lane + (uint32_t)(((j - 2) & (kOutTiles - 1)) * out_slot * (int)sizeof(T));
+#endif
 #pragma unroll
                     for (int t = 0; t < kTiles; ++t)
 #pragma unroll
@@ -553,12 +669,26 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
                             constexpr int kHalf = kSecondPair / kDensePitch * kDenseRow;
                             const int at = kDenseTiles ? t * (kWaves * kTile / kDensePitch * kDenseRow) + h * kHalf
                                                   : t * kWaves * kTile + h * kSecondPair;
-                            *reinterpret_cast<uint32_t *>(tile + at) = lo | hi << 16;
+#if HIPCONV_HAS_TMA
+                            if constexpr (kDenseTiles)
+                                asm volatile("st.shared.b32 [%0], %1;" ::"r"(dense_tile + at * (int)sizeof(T)),
+                                             "r"(lo | hi << 16)
+                                             : "memory");
+                            else
+#endif
+                                *reinterpret_cast<uint32_t *>(tile + at) = lo | hi << 16;
                         }
+                }
+                if (data && ++slot == kRing) {
+                    slot = 0;
+#if HIPCONV_HAS_TMA
+                    lap ^= 1u;
+#endif
                 }
             }
         }
 #if HIPCONV_HAS_TMA
+        ring_slot = slot, ring_lap = lap;
         if (kUseTma) tma::fence_shared_for_async();
 #endif
         __syncthreads();  // the last output planes are in their tiles
@@ -577,11 +707,11 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
 #endif
 }
 
-template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense>
+template <typename T, bool kSilu, int kTiles, int kThreads, bool kTma, bool kDense, bool kBulk>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps &maps, dim3 grid,
                          int shared_bytes, hipStream_t stream) {
     static std::atomic<int64_t> shared_granted[kMaxCachedDevices];
-    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads, kTma, kDense>;
+    auto kernel = conv3d_depthwise_toeplitz_kernel<T, kSilu, kTiles, kThreads, kTma, kDense, kBulk>;
     const hipError_t err = allow_dynamic_shared(kernel, shared_bytes, shared_granted);
     if (err != hipSuccess) return err;
     return (hipError_t)launch_chained(kernel, grid, dim3(kThreads), shared_bytes, stream, p, g, maps);
@@ -590,19 +720,21 @@ hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, cons
 template <typename T, bool kSilu, int kThreads>
 hipError_t launch_kernel(const hipconv_conv3d_params &p, const Geometry &g, const PlaneMaps *maps, int tiles_wave,
                          dim3 grid, int shared_bytes, hipStream_t stream) {
-    auto launch = [&](auto tiles, auto tma, auto dense) {
-        return launch_kernel<T, kSilu, decltype(tiles)::value, kThreads, decltype(tma)::value, decltype(dense)::value>(
-            p, g, maps != nullptr ? *maps : PlaneMaps{}, grid, shared_bytes, stream);
+    auto launch = [&](auto tiles, auto tma, auto dense, auto bulk) {
+        return launch_kernel<T, kSilu, decltype(tiles)::value, kThreads, decltype(tma)::value, decltype(dense)::value,
+                             decltype(bulk)::value>(p, g, maps != nullptr ? *maps : PlaneMaps{}, grid, shared_bytes,
+                                                    stream);
     };
-    auto with_tiles = [&](auto tma, auto dense) {
-        return tiles_wave == 2 ? launch(std::integral_constant<int, 2>{}, tma, dense)
-                               : launch(std::integral_constant<int, kMaxTiles>{}, tma, dense);
+    auto with_tiles = [&](auto tma, auto dense, auto bulk) {
+        return tiles_wave == 2 ? launch(std::integral_constant<int, 2>{}, tma, dense, bulk)
+                               : launch(std::integral_constant<int, kMaxTiles>{}, tma, dense, bulk);
     };
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-    if (g.dense) return with_tiles(std::true_type{}, std::true_type{});  // (maps too)
-    if (maps != nullptr) return with_tiles(std::true_type{}, std::false_type{});
+    if (g.bulk) return with_tiles(std::true_type{}, std::true_type{}, std::true_type{});  // (dense and maps too)
+    if (g.dense) return with_tiles(std::true_type{}, std::true_type{}, std::false_type{});  // (maps too)
+    if (maps != nullptr) return with_tiles(std::true_type{}, std::false_type{}, std::false_type{});
 #endif
-    return with_tiles(std::false_type{}, std::false_type{});
+    return with_tiles(std::false_type{}, std::false_type{}, std::false_type{});
 }
 
 // The instance of kBlockSizes[kIndex...] that has `threads` threads.
@@ -710,6 +842,14 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
     // Dense output tiles where TMA takes the planes and the rows are 56 elements at pitch 64,
     // contiguous in y (the maps' 16-byte strides keep the bulk stores aligned).
     g.dense = boxes != nullptr && pitch == kDensePitch && p.out[2] == kDenseRow && p.y_stride[3] == p.out[2];
+    // Dense slots too where x's rows (and the frames', whose row stride is x's) are contiguous,
+    // the w padding is 1 (the band of the pitch-64 sequence), and every plane that the walk
+    // stages is in x or the frames: no plane of zeros at the front (pad[0] <= 2 or frames)
+    // or at the back (the last output's first plane, out[0] - 1 - pad[0], inside x).
+    g.bulk = g.dense && p.in[2] == kDenseRow && p.pad[2] == 1 && p.pad[1] <= 1 && p.x_stride[3] == kDenseRow &&
+             (p.pad[0] <= 2 || p.initial_frames != nullptr) && p.out[0] - p.pad[0] <= p.in[0];
+    if (g.bulk)  // rows for every window of the tiles (2 rows each, and 2 more), and a chunk past them
+        g.slot = bulk_slot_elements(waves * tiles_per_wave(tiles, waves));
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     constexpr int kBandBytes = 0;  // (the taps operands in registers)
 #else
@@ -717,7 +857,8 @@ bool launch_conv3d_depthwise_toeplitz(const hipconv_conv3d_params &p, hipStream_
 #endif
     const int shared_bytes =
         kRingOffset +
-        (ring_slots(g.dense) * g.slot + output_tiles(boxes != nullptr, g.dense) * g.out_slot) * (int)sizeof(T) +
+        ((ring_slots(g.dense) + (g.bulk ? 1 : 0)) * g.slot + output_tiles(boxes != nullptr, g.dense) * g.out_slot) *
+            (int)sizeof(T) +
         kBandBytes;
     const dim3 grid(grid_blocks(g.items));
     const int tiles_wave = tiles_per_wave(tiles, waves);
