@@ -420,8 +420,10 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, (kTma ? kBlockThreadsTma : kBloc
         const int first_plane = p.initial_frames != nullptr ? 0 : min(max(0, p.pad[0] - od0), 2);
         const int end_plane = min(planes, max(p.in[0] + p.pad[0] - od0, depths));
 #if HIPCONV_HAS_TMA
-        // Plane j of the chunk (input depth od0 - pad[0] + j) into slot j % kRing as one box by
-        // thread kBoxThread (kUseTma), its bytes counted on the slot's mbarrier.
+        // Plane j of the chunk (input depth od0 - pad[0] + j) into the ring's slot (ring_slot + j -
+        // first_plane) % kRing (the block's data planes take the slots in turn) as one box (or,
+        // kBulkReads, one bulk copy) by thread kBoxThread (kUseTma), its bytes counted on the
+        // slot's mbarrier.
         auto box = [&](int j) {
             const int id = od0 - p.pad[0] + j, s = (ring_slot + j - first_plane) % kRing;
             if constexpr (kBulkReads) {  // rows bulk_r0 .. bulk_r1 - 1 (the plane is in x or the frames)
