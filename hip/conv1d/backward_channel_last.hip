@@ -7,7 +7,8 @@
  * A thread owns kVec channels (one 4-byte access of a 16-bit type, or 8 bytes of f32, where dim
  * and alignment allow; else one channel) of one batch row and
  * a run of `run` times tau0 .. tau0+run-1, and walks t = tau0 .. tau0+run+w-2 in steps of
- * kStep rows, the next step's rows in flight while it computes the current one:
+ * kStep rows (7 for f32, 4 for 16-bit), the next step's rows in flight while it computes
+ * the current one:
  *
  *   x rows   t-(w-1) .. t-1 (registers, slide) | t .. t+kStep-1 (current)
  *   dz(t) = dy(t)·act'(z(t))      z(t) from the x window, dz kept for the last w times
@@ -15,8 +16,8 @@
  *   dweight, dbias sums += dz(t)·x(t+k-(w-1)), dz(t)   for the run's own times
  *
  * Block: kGroups channel groups (lanes; one wave reads kGroups packs, contiguous, per
- * row) × kRuns runs; the block sums its runs in order into partials[b·tiles_per_row +
- * tile, c] (a tile: kRuns·run times). The run length is picked from the problem size so
+ * row) × kRuns runs (4 for f32, 8 for 16-bit); the block sums its runs in order into
+ * partials[b·tiles_per_row + tile, c] (a tile: kRuns·run times). The run length is picked from the problem size so
  * that large problems get long runs (fewer halo rows: w-1 of x before, w-1 of x and dy
  * after) and still fill the device.
  * Launch: kGroups × kRuns threads, grid-stride over batch·tiles_per_row·group blocks.
@@ -30,7 +31,6 @@ namespace hipconv {
 namespace {
 
 constexpr int kGroups = 32;
-constexpr int kRuns = 8;
 constexpr int64_t kMaxRun = 64;
 constexpr int64_t kMinRun = 8;
 constexpr int64_t kWantThreads = int64_t(1) << 18;  // runs shrink until the grid has this many threads
@@ -77,9 +77,19 @@ template <typename T> struct Pack<T, 1> {
     __device__ static void store(T *dst, const float *values) { *dst = from_float<T>(values[0]); }
 };
 
-// Rows per step: the loads of one step (and the next) in flight per thread. (8 rows for
-// 16-bit types measured no faster on an H100.)
-template <typename T> constexpr int kStep = 4;
+// Rows per step (the loads of one step, and the next, in flight per thread), runs per block
+// and the blocks per SM the kernel is compiled for. f32 takes 7 rows a step in blocks of 4
+// runs at 4 blocks an SM (at most 128 registers: 16 warps an SM, 112 bytes a thread in
+// flight); 16-bit, 4 rows in blocks of 8 runs at 2. Measured on an H200 at
+// (8,4096,2048,4) / (4,5120,4096,4) f32 with bias + SiLU, medians in µs (docs/PERFORMANCE.md,
+// "Backward", sixty-eighth session): 4 rows in blocks of 8 runs at 2 blocks an SM (125
+// registers) 218.6-219.7 / 271.9-272.8; at 4 blocks of 4 runs: 5 rows 214.5-214.7 /
+// 265.0-265.3, 6 rows 213.5-214.6 / 262.8-263.9, 7 rows 212.2-212.4 / 261.6-262.1, 8 rows
+// spill; 8 rows at 3 blocks (166 registers) 216.6-217.1 / 265.4-267.4. (8 rows for 16-bit
+// types measured no faster on an H100.)
+template <typename T> constexpr int kStep = sizeof(T) == 4 ? 7 : 4;
+template <typename T> constexpr int kRuns = sizeof(T) == 4 ? 4 : 8;
+template <typename T> constexpr int kBlocksPerSm = sizeof(T) == 4 ? 4 : 2;
 
 // Channels per thread on the vector path: 8-byte accesses for f32 and bf16, 4-byte for
 // f16. Few channels per thread keep the per-thread state (taps, sums, windows) small, so
@@ -128,13 +138,13 @@ __device__ inline void store_dx(const hipconv_conv1d_backward_params &p, T *dx, 
 }
 
 template <typename T, int kWidth, int kVec, bool kSilu>
-__global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_last_kernel(
+__global__ void __launch_bounds__(kGroups *kRuns<T>, kBlocksPerSm<T>) conv1d_backward_channel_last_kernel(
     hipconv_conv1d_backward_params p, int64_t run, int64_t tiles_per_row, int64_t group_blocks, float *partials) {
     constexpr int H = kWidth - 1;
     constexpr int kSums = kVec * (kWidth + 1);  // per thread: dweight (kWidth) and dbias per channel
     const hipconv_conv1d_params &cp = p.conv;
     const int64_t groups = cp.dim / kVec;
-    __shared__ float run_sums[kRuns][kGroups][kSums];
+    __shared__ float run_sums[kRuns<T>][kGroups][kSums];
     allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
 
     for (int64_t block = blockIdx.x; block < cp.batch * tiles_per_row * group_blocks; block += gridDim.x) {
@@ -143,7 +153,7 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
         const int64_t group = by_group.remainder * kGroups + threadIdx.x;
         const QuotientRemainder by_row = divide(tile, tiles_per_row);
         const int64_t b = by_row.quotient;
-        const int64_t tau0 = by_row.remainder * kRuns * run + threadIdx.y * run;
+        const int64_t tau0 = by_row.remainder * kRuns<T> * run + threadIdx.y * run;
         const int64_t tau_end = min(tau0 + run, (int64_t)cp.seqlen);  // own times: tau0 .. tau_end-1
         const bool active = group < groups && tau0 < cp.seqlen;
         const int64_t c0 = (active ? group : 0) * kVec;
@@ -266,12 +276,12 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
         for (int i = 0; i < kSums; ++i) run_sums[threadIdx.y][threadIdx.x][i] = active ? sums[i] : 0.f;
         __syncthreads();
         const int64_t first_channel = by_group.remainder * kGroups * kVec;
-        for (int i = threadIdx.y * kGroups + threadIdx.x; i < kGroups * kSums; i += kGroups * kRuns) {
+        for (int i = threadIdx.y * kGroups + threadIdx.x; i < kGroups * kSums; i += kGroups * kRuns<T>) {
             const int g = i / kSums, v = i % kSums;
             const int64_t c = first_channel + (int64_t)g * kVec + v / (kWidth + 1);
             if (c >= cp.dim) continue;
             float s = 0.f;
-            for (int r = 0; r < kRuns; ++r) s += run_sums[r][g][v];
+            for (int r = 0; r < kRuns<T>; ++r) s += run_sums[r][g][v];
             partials[partial_index(tile, cp.dim, c, kWidth, v % (kWidth + 1))] = s;
         }
         __syncthreads();
@@ -281,12 +291,12 @@ __global__ void __launch_bounds__(kGroups *kRuns, 2) conv1d_backward_channel_las
 template <typename T, int kWidth, int kVec>
 hipconv_status_t launch_pack(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
     const int64_t run = run_length(p, kVec);
-    const int64_t tiles_per_row = ceil_div(p.conv.seqlen, kRuns * run);
+    const int64_t tiles_per_row = ceil_div(p.conv.seqlen, kRuns<T> * run);
     const int64_t group_blocks = ceil_div(p.conv.dim / kVec, kGroups);
     const int64_t blocks = p.conv.batch * tiles_per_row * group_blocks;
     return with_silu(p.conv.silu != 0, [&](auto silu) {
         hipLaunchKernelGGL((conv1d_backward_channel_last_kernel<T, kWidth, kVec, decltype(silu)::value>),
-                           dim3(grid_blocks(blocks)), dim3(kGroups, kRuns), 0, stream, p, run, tiles_per_row,
+                           dim3(grid_blocks(blocks)), dim3(kGroups, kRuns<T>), 0, stream, p, run, tiles_per_row,
                            group_blocks, partials);
         return last_launch_status();
     });
@@ -307,7 +317,7 @@ template <typename T> bool backward_channel_last_fits(const hipconv_conv1d_backw
 
 template <typename T> int64_t backward_channel_last_tiles(const hipconv_conv1d_backward_params &p) {
     const int vec = vectorizable<T>(p) ? kPackChannels<T> : 1;
-    return p.conv.batch * ceil_div(p.conv.seqlen, kRuns * run_length(p, vec));
+    return p.conv.batch * ceil_div(p.conv.seqlen, kRuns<T> * run_length(p, vec));
 }
 
 template <typename T>

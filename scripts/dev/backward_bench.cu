@@ -8,8 +8,9 @@
 // listed in main), prints the relative
 // norm errors of dx, dweight, dbias and dinitial_states, and for each timed shape the FNV
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
-// the same arithmetic). `profile cf|cl f16|bf16|f32 B D L` instead launches one shape twice
-// without a graph, for ncu (--launch-skip 1 --launch-count 1).
+// the same arithmetic). `clf32` checks and times channel-last f32 alone. `profile cf|cl
+// f16|bf16|f32 B D L` instead launches one shape twice without a graph, for ncu
+// (--launch-skip 1 --launch-count 1).
 // Build here (the backward's sources, each its own object), run on the GPU:
 //   for f in backward backward_channel_first backward_channel_last backward_channel_last_tiled \
 //            backward_generic; do nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA \
@@ -231,7 +232,8 @@ template <typename Dt> void profile(int B, int D, int L, bool last, cudaStream_t
 }
 
 // Arguments: none, the channel-last cases; "cf", the channel-first model shapes instead;
-// "profile cf|cl f16|bf16|f32 B D L", two plain launches of one shape.
+// "clf32", channel-last f32 alone (four check shapes, then the two rows); "profile cf|cl
+// f16|bf16|f32 B D L", two plain launches of one shape.
 int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
@@ -260,6 +262,17 @@ int main(int argc, char **argv) {
         timed<F32>(8, 4096, 2048, false, stream, false);
         timed<F16>(4, 5120, 4096, false, stream, false);
         timed<F32>(4, 5120, 4096, false, stream, false);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "clf32") == 0) {
+        // Channel-last f32 alone: runs ending inside a step (seqlen 203, 1, 5), a partial
+        // channel group (dim 136, 6), rows of several tiles (3000), then the two rows.
+        check<F32>(stream);
+        check<F32>(stream, 2, 6, 5);
+        check<F32>(stream, 4, 64, 1);
+        check<F32>(stream, 2, 520, 3000);
+        timed<F32>(8, 4096, 2048, false, stream);
+        timed<F32>(4, 5120, 4096, false, stream);
         return 0;
     }
     check<F16>(stream);
