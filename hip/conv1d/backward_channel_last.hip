@@ -17,9 +17,9 @@
  *
  * Block: kGroups channel groups (lanes; one wave reads kGroups packs, contiguous, per
  * row) × kRuns runs (4 for f32, 8 for 16-bit); the block sums its runs in order into
- * partials[b·tiles_per_row + tile, c] (a tile: kRuns·run times). The run length is picked from the problem size so
- * that large problems get long runs (fewer halo rows: w-1 of x before, w-1 of x and dy
- * after) and still fill the device.
+ * partials[b·tiles_per_row + tile, c] (a tile: kRuns·run times). The run length is picked
+ * from the problem size so that large problems get long runs (fewer halo rows: w-1 of x
+ * before, w-1 of x and dy after) and still fill the device.
  * Launch: kGroups × kRuns threads, grid-stride over batch·tiles_per_row·group blocks.
  */
 #include "backward.h"
