@@ -7,8 +7,8 @@
  * A thread owns kVec channels (one 4-byte access of a 16-bit type, or 8 bytes of f32, where dim
  * and alignment allow; else one channel) of one batch row and
  * a run of `run` times tau0 .. tau0+run-1, and walks t = tau0 .. tau0+run+w-2 in steps of
- * kStep rows (7 for f32, 4 for 16-bit), the next step's rows in flight while it computes
- * the current one:
+ * kStep rows (7 for f32 on NVIDIA, else 4), the next step's rows in flight while it
+ * computes the current one:
  *
  *   x rows   t-(w-1) .. t-1 (registers, slide) | t .. t+kStep-1 (current)
  *   dz(t) = dy(t)·act'(z(t))      z(t) from the x window, dz kept for the last w times
@@ -16,7 +16,7 @@
  *   dweight, dbias sums += dz(t)·x(t+k-(w-1)), dz(t)   for the run's own times
  *
  * Block: kGroups channel groups (lanes; one wave reads kGroups packs, contiguous, per
- * row) × kRuns runs (4 for f32, 8 for 16-bit); the block sums its runs in order into
+ * row) × kRuns runs (4 for f32 on NVIDIA, else 8); the block sums its runs in order into
  * partials[b·tiles_per_row + tile, c] (a tile: kRuns·run times). The run length is picked
  * from the problem size so that large problems get long runs (fewer halo rows: w-1 of x
  * before, w-1 of x and dy after) and still fill the device.
@@ -78,18 +78,25 @@ template <typename T> struct Pack<T, 1> {
 };
 
 // Rows per step (the loads of one step, and the next, in flight per thread), runs per block
-// and the blocks per SM the kernel is compiled for. f32 takes 7 rows a step in blocks of 4
-// runs at 4 blocks an SM (at most 128 registers: 16 warps an SM, 112 bytes a thread in
-// flight); 16-bit, 4 rows in blocks of 8 runs at 2. Measured on an H200 at
-// (8,4096,2048,4) / (4,5120,4096,4) f32 with bias + SiLU, medians in µs (docs/PERFORMANCE.md,
-// "Backward", sixty-eighth session): 4 rows in blocks of 8 runs at 2 blocks an SM (125
-// registers) 218.6-219.7 / 271.9-272.8; at 4 blocks of 4 runs: 5 rows 214.5-214.7 /
-// 265.0-265.3, 6 rows 213.5-214.6 / 262.8-263.9, 7 rows 212.2-212.4 / 261.6-262.1, 8 rows
-// spill; 8 rows at 3 blocks (166 registers) 216.6-217.1 / 265.4-267.4. (8 rows for 16-bit
-// types measured no faster on an H100.)
-template <typename T> constexpr int kStep = sizeof(T) == 4 ? 7 : 4;
-template <typename T> constexpr int kRuns = sizeof(T) == 4 ? 4 : 8;
-template <typename T> constexpr int kBlocksPerSm = sizeof(T) == 4 ? 4 : 2;
+// and the blocks per SM the kernel is compiled for. On NVIDIA, f32 takes 7 rows a step in
+// blocks of 4 runs at 4 blocks an SM (at most 128 registers: 16 warps an SM, 112 bytes a
+// thread in flight). Measured on an H200 at (8,4096,2048,4) / (4,5120,4096,4) f32 with
+// bias + SiLU, medians in µs (docs/PERFORMANCE.md, "Backward", sixty-eighth session): 4 rows
+// in blocks of 8 runs at 2 blocks an SM (125 registers) 218.6-219.7 / 271.9-272.8; at 4
+// blocks of 4 runs: 5 rows 214.5-214.7 / 265.0-265.3, 6 rows 213.5-214.6 / 262.8-263.9,
+// 7 rows 212.2-212.4 / 261.6-262.1, 8 rows spill; 8 rows at 3 blocks (166 registers)
+// 216.6-217.1 / 265.4-267.4. 16-bit everywhere, and every dtype on AMD (not measured there),
+// keep 4 rows in blocks of 8 runs with the bound's second argument 2: HIP reads it as waves
+// per execution unit, and 2 leaves the VGPR budget at 256 (4 would cap it at 128 and spill
+// to scratch). (8 rows for 16-bit types measured no faster on an H100.)
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+template <typename T> constexpr bool kLongSteps = sizeof(T) == 4;
+#else
+template <typename T> constexpr bool kLongSteps = false;
+#endif
+template <typename T> constexpr int kStep = kLongSteps<T> ? 7 : 4;
+template <typename T> constexpr int kRuns = kLongSteps<T> ? 4 : 8;
+template <typename T> constexpr int kBlocksPerSm = kLongSteps<T> ? 4 : 2;
 
 // Channels per thread on the vector path: 8-byte accesses for f32 and bf16, 4-byte for
 // f16. Few channels per thread keep the per-thread state (taps, sums, windows) small, so
