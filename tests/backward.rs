@@ -118,11 +118,12 @@ fn check_every_dtype_with_all(device: &Device, layout: Layout, shapes: &[(Shape,
 
 #[test]
 fn channel_last_tiles_cover_channel_groups_and_row_ends() {
-    // f16 and bf16 run backward_channel_last_tiled.hip: 128 channels by 16 times per tile
-    // (partial last groups), rows of tiles ending inside a tile, rows shorter than one tile
-    // and than three (the copies run three tiles ahead), initial and final states across
-    // tile edges; f32 runs backward_channel_last.hip, element-wise where the channels do not
-    // fill its vectors.
+    // backward_channel_last_tiled.hip (f16 and bf16, and on sm_90 f32 where the channels
+    // fill 16-byte vectors): 128 channels by 16 times per tile (f32: 24), partial last
+    // groups, rows of tiles ending inside a tile, rows shorter than one tile and than three
+    // (the copies run three tiles ahead), initial and final states across tile edges.
+    // backward_channel_last.hip: f32 elsewhere (dim 130 everywhere), element-wise where the
+    // channels do not fill its vectors.
     let mut rng = Rng::new(fresh_seed("channel_last_tiles_cover_channel_groups_and_row_ends"));
     for device in devices("channel_last_tiles_cover_channel_groups_and_row_ends") {
         let shapes = [
@@ -140,10 +141,10 @@ fn channel_last_tiles_cover_channel_groups_and_row_ends() {
 
 #[test]
 fn channel_last_runs_of_tiles_carry_their_heads() {
-    // At model sizes a block of backward_channel_last_tiled.hip (f16, bf16) walks several
-    // tiles of one row from the latest, carrying each tile's first dz to the tile before,
-    // with the next two tiles' copies in flight; f32 walks runs of times in
-    // backward_channel_last.hip. GPU only.
+    // At model sizes a block of backward_channel_last_tiled.hip (f16, bf16; f32 on sm_90)
+    // walks several tiles of one row from the latest, carrying each tile's first dz to the
+    // tile before, with the next two tiles' copies in flight; f32 elsewhere walks runs of
+    // times in backward_channel_last.hip. GPU only.
     let mut rng = Rng::new(fresh_seed("channel_last_runs_of_tiles_carry_their_heads"));
     if let Some(device) = gpu_device("channel_last_runs_of_tiles_carry_their_heads") {
         check_every_dtype_with_all(&device, Layout::ChannelLast, &[(Shape::new(8, 4096, 1100, 4), true)], &mut rng);
@@ -154,7 +155,7 @@ fn channel_last_runs_of_tiles_carry_their_heads() {
 fn channel_last_blocks_past_the_grid_cap_walk_several_runs() {
     // 65536 rows of 17 channel groups, one time each: 1 114 112 runs, more than the grid's
     // 2^20 blocks, so some blocks of backward_channel_last_tiled.hip walk a second run and
-    // restage their buffers after the first (f16, bf16). GPU only.
+    // restage their buffers after the first (f16, bf16; f32 on sm_90). GPU only.
     let mut rng = Rng::new(fresh_seed("channel_last_blocks_past_the_grid_cap_walk_several_runs"));
     if let Some(device) = gpu_device("channel_last_blocks_past_the_grid_cap_walk_several_runs") {
         let case = Case {
@@ -165,6 +166,7 @@ fn channel_last_blocks_past_the_grid_cap_walk_several_runs() {
         };
         check_dtype(DType::F16, &device, &case, &mut rng);
         check_dtype(DType::BF16, &device, &case, &mut rng);
+        check_dtype(DType::F32, &device, &case, &mut rng);
     }
 }
 

@@ -1,8 +1,9 @@
 /*
  * The backward's fused channel-last path (hipconv/conv1d.h, "backward"), widths 1..4:
  * x, dy, dx [batch, seqlen, dim] by strides with channels the contiguous axis, no packed
- * batch. It runs f32, and f16/bf16 where backward_channel_last_tiled.hip does not (channels
- * not in 16-byte vectors).
+ * batch. It runs what backward_channel_last_tiled.hip does not: f16/bf16 with channels not in
+ * 16-byte vectors, and f32 there or where that file's tiles cannot come in by TMA (AMD,
+ * devices before sm_90).
  *
  * A thread owns kVec channels (one 4-byte access of a 16-bit type, or 8 bytes of f32, where dim
  * and alignment allow; else one channel) of one batch row and

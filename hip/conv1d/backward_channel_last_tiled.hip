@@ -3,12 +3,14 @@
  * x, dy, dx [batch, seqlen, dim] by strides with channels contiguous in 16-byte vectors
  * (dim, the strides and the pointers a whole number of them), no packed batch.
  *
- * f16 and bf16 only: f32 runs faster on backward_channel_last.hip (docs/PERFORMANCE.md,
- * "Backward"), so its kernels are not compiled.
+ * f16 and bf16; f32 only where its tiles come in by TMA (an NVIDIA build's sm_90 code and
+ * the driver's map encoder: tiles_by_tma). Without TMA f32 runs faster on
+ * backward_channel_last.hip (docs/PERFORMANCE.md, "Backward"), and AMD does not compile
+ * f32's kernels here.
  *
- * A tile is kTimes rows of kThreads channels of one batch row, staged in shared memory in
- * one of kBuffers buffers; thread i walks channel c0 + i down the tile's times in registers
- * (one barrier a tile). Two ways in and out:
+ * A tile is kTimes rows of kThreads channels of one batch row, staged in (dynamic) shared
+ * memory in one of kBuffers buffers (StageLayout); thread i walks channel c0 + i down the
+ * tile's times in registers (one barrier a tile). Two ways in and out:
  *
  *   TMA (an sm_90 build, the maps encoded: launch_width): thread 0 copies a tile as two
  *     boxes of a 3-D map [batch][seqlen][dim] (zeros outside x and dy), their bytes counted
@@ -50,6 +52,16 @@
  * session, the same row): 139.9 us with threads' copies and stores, 132.7 with SiLU' from
  * tanh, 119.9 with TMA's loads, 112.3 with dx out by TMA too (85% of copy); dy's boxes two
  * tiles ahead, thread 0 waiting for the store's read: 113.3.
+ * f32 by TMA on an H200 (sixty-ninth session), (8,4096,2048,4) / (4,5120,4096,4) with
+ * bias + SiLU, against backward_channel_last.hip's 211.2-212.3 / 259.7-261.8 us in the same
+ * calls: 24 times x 3 buffers at 2 blocks an SM 200.0-203.9 / 251.3-252.6 (landed); 16 x 3
+ * at 3: 204.5-207.2 / 252.4-254.2; 12 x 4 at 3: 204.7-205.1 / 256.3-256.5; 20 x 3 at 3:
+ * 206.0-207.5 / 254.5-255.3; 16 x 4 at 2: 211.1-212.1 / 250.1-250.3; 32 x 3 at 2:
+ * 214.2-215.8 / 253.3-253.5; 8 x 3 at 5: 204.6-206.0 / 261.1-262.2; tiles of 64 channels
+ * (12 x 4, 16 x 4, 24 x 3, 8 x 6) 204.5-215.7 / 256.9-281.1, of 256 channels (8 x 4,
+ * 12 x 3, 16 x 3) 209.6-215.5 / 254.3-267.4. Under ncu the landed shape reads x and dy once
+ * (537 MB of DRAM reads at (8,4096,2048,4), against 574 for backward_channel_last.hip) at
+ * 84% of DRAM peak, as that kernel runs.
  */
 #include "backward.h"
 #include "block_copy.h"
@@ -63,7 +75,13 @@ namespace {
 
 constexpr int kThreads = 128;  // channels per tile, one per thread
 
-template <typename T> constexpr bool kTiledDtype = sizeof(T) == 2;  // the dtypes compiled: f16 and bf16
+// The dtypes compiled: f16 and bf16 everywhere, f32 in the NVIDIA build (taken only where its
+// tiles come in by TMA: tiled_f32_runs).
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+template <typename T> constexpr bool kTiledDtype = true;
+#else
+template <typename T> constexpr bool kTiledDtype = sizeof(T) == 2;
+#endif
 
 template <typename T> struct TileShape {
     static constexpr int kE = Vec16<T>::kCount;  // channels per 16-byte vector
@@ -73,18 +91,30 @@ template <typename T> struct TileShape {
     static constexpr int kBuffers = 2;
     static constexpr int kTimes = 16;  // about 21 KB of rows: 3 blocks in 64 KB of LDS
 #else
+    // 16-bit: about 32 KB of rows, 7 blocks per SM. f32: 87.5 KB at width 4, 2 blocks per SM
+    // (measured against 8-32 times and 3-4 buffers, and tiles of 64 and 256 channels: the
+    // header).
     static constexpr int kBuffers = 3;
-    static constexpr int kTimes = 16;  // about 32 KB of rows: 7 blocks per SM
+    static constexpr int kTimes = sizeof(T) == 4 ? 24 : 16;
 #endif
     static constexpr int kVectorsPerRow = kThreads / kE;
 };
 
-// Blocks per SM the NVIDIA build is compiled for (at most 72 registers), and the resident
-// blocks assumed where the runtime cannot say (an H100 at that many per SM).
-constexpr int kBlocksPerSm = 7;
-constexpr int64_t kFallbackResident = 132 * kBlocksPerSm;
+// Shared memory of a block (dynamic): kBuffers stages of x's rows, then of dy's.
+template <typename T, int kWidth> struct StageLayout {
+    static constexpr int H = kWidth - 1;
+    static constexpr int kXBytes = TileShape<T>::kBuffers * (TileShape<T>::kTimes + 2 * H) * kThreads * (int)sizeof(T);
+    static constexpr int kGBytes = TileShape<T>::kBuffers * (TileShape<T>::kTimes + H) * kThreads * (int)sizeof(T);
+    static constexpr int kBytes = kXBytes + kGBytes;  // kXBytes is a multiple of 128: dy's stages stay aligned
+};
 
-// The tensor maps of x and dy [batch][seqlen][dim] (16-bit, channels innermost) that the
+// Blocks per SM the NVIDIA build is compiled for (at most 72 registers), and the resident
+// blocks assumed where the runtime cannot say (an H100 at that many per SM; f32's shared
+// memory holds 2).
+constexpr int kBlocksPerSm = 7;
+template <typename T> constexpr int64_t kFallbackResident = 132 * (sizeof(T) == 4 ? 2 : kBlocksPerSm);
+
+// The tensor maps of x and dy [batch][seqlen][dim] (channels innermost) that the
 // sm_90 build's tiles are copied through (NVIDIA; nothing on AMD): boxes of kThreads
 // channels by a tile's rows, plain or with the H extra rows of a recomputed head.
 struct TileMaps {
@@ -111,8 +141,13 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     using D = ScaledDerivative<T, kSilu>;  // taps and bias times D::kScale, dz over it
     allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
     // (128-byte aligned buffers: TMA's destinations.)
-    __shared__ __align__(128) T x_stage[kBuffers][kTimes + 2 * H][kThreads];  // x(t0 - H + r)
-    __shared__ __align__(128) T g_stage[kBuffers][kTimes + H][kThreads];      // dy(t0 + r)
+    extern __shared__ __align__(128) unsigned char stages[];
+    using Layout = StageLayout<T, kWidth>;
+    static_assert(Layout::kXBytes % 128 == 0, "dy's stages must start 128-byte aligned");
+    T(&x_stage)[kBuffers][kTimes + 2 * H][kThreads] =  // x(t0 - H + r)
+        *reinterpret_cast<T(*)[kBuffers][kTimes + 2 * H][kThreads]>(stages);
+    T(&g_stage)[kBuffers][kTimes + H][kThreads] =  // dy(t0 + r)
+        *reinterpret_cast<T(*)[kBuffers][kTimes + H][kThreads]>(stages + Layout::kXBytes);
 #if HIPCONV_HAS_TMA
     constexpr bool kUseTma = kTma;
     __shared__ uint64_t landed[kBuffers];  // per buffer: its boxes' bytes have arrived
@@ -407,15 +442,23 @@ int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
     return best;
 }
 
+// Lets the kernel have its stages' shared memory: above 48 KB (f32) NVIDIA needs the opt-in,
+// for the launch and for the occupancy query alike (asked once per kernel and device).
+template <typename T, int kWidth, bool kSilu, bool kTma> hipError_t allow_stages() {
+    static std::atomic<int64_t> granted[kMaxCachedDevices];
+    return allow_dynamic_shared(conv1d_backward_channel_last_tiled_kernel<T, kWidth, kSilu, kTma>,
+                                StageLayout<T, kWidth>::kBytes, granted);
+}
+
 // Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype; the
 // TMA form has the same register bound and shared memory).
 template <typename T> int64_t resident() {
     static std::atomic<int64_t> cache[kMaxCachedDevices];
+    const auto kernel = conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>;
     int64_t blocks = 0;
-    if (resident_blocks(conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>, kThreads, cache, &blocks) !=
-            hipSuccess ||
-        blocks < 1)
-        return kFallbackResident;
+    if (allow_stages<T, 4, true, false>() != hipSuccess ||
+        resident_blocks(kernel, kThreads, cache, &blocks, StageLayout<T, 4>::kBytes) != hipSuccess || blocks < 1)
+        return kFallbackResident<T>;
     return blocks;
 }
 
@@ -433,17 +476,25 @@ template <typename T> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
 }
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-// The 3-D map of a [batch][seqlen][dim] tensor at `base` (x's strides) read in boxes of
+// The element type of T's maps.
+template <typename T> CUtensorMapDataType map_type() {
+    if (std::is_same<T, float>::value) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    return std::is_same<T, hipconv_bf16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
+// The 3-D map of a [batch][seqlen][dim] tensor of T at `base` (x's strides) read in boxes of
 // kThreads channels x `rows` times, zeros outside it. False where TMA cannot take it.
-bool encode_rows_map(CUtensorMap *map, const void *base, bool bf16, const hipconv_conv1d_params &c, uint32_t rows) {
+template <typename T>
+bool encode_rows_map(CUtensorMap *map, const void *base, const hipconv_conv1d_params &c, uint32_t rows) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tma::tile_map_encoder();
     const int64_t batch_stride = c.batch > 1 ? c.x_batch_stride : c.seqlen * c.x_seq_stride;
     if (encode == nullptr || c.dim > INT32_MAX || c.batch > INT32_MAX || batch_stride <= 0) return false;
+    constexpr cuuint64_t kBytes = sizeof(T);
     const cuuint64_t dims[3] = {(cuuint64_t)c.dim, (cuuint64_t)c.seqlen, (cuuint64_t)c.batch};
-    const cuuint64_t strides[2] = {(cuuint64_t)c.x_seq_stride * 2, (cuuint64_t)batch_stride * 2};
+    const cuuint64_t strides[2] = {(cuuint64_t)c.x_seq_stride * kBytes, (cuuint64_t)batch_stride * kBytes};
     const cuuint32_t box[3] = {kThreads, rows, 1};
     const cuuint32_t element_strides[3] = {1, 1, 1};
-    return encode(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
+    return encode(map, map_type<T>(), 3,
                   const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
@@ -453,14 +504,13 @@ bool encode_rows_map(CUtensorMap *map, const void *base, bool bf16, const hipcon
 // rows of a recomputed head) and of dx (kTimes rows); false where TMA cannot take them (no
 // encoder, strides it does not accept): the kernel's threads copy instead.
 template <typename T> bool encode_tile_maps(const hipconv_conv1d_backward_params &p, TileMaps *maps) {
-    constexpr bool kBf16 = std::is_same<T, hipconv_bf16>::value;
     constexpr uint32_t kTimes = TileShape<T>::kTimes;
     const uint32_t h = (uint32_t)p.conv.width - 1;
-    return encode_rows_map(&maps->x_plain, p.conv.x, kBf16, p.conv, kTimes + h) &&
-           encode_rows_map(&maps->x_extra, p.conv.x, kBf16, p.conv, kTimes + 2 * h) &&
-           encode_rows_map(&maps->dy_plain, p.dy, kBf16, p.conv, kTimes) &&
-           encode_rows_map(&maps->dy_extra, p.dy, kBf16, p.conv, kTimes + h) &&
-           encode_rows_map(&maps->dx, p.dx, kBf16, p.conv, kTimes);
+    return encode_rows_map<T>(&maps->x_plain, p.conv.x, p.conv, kTimes + h) &&
+           encode_rows_map<T>(&maps->x_extra, p.conv.x, p.conv, kTimes + 2 * h) &&
+           encode_rows_map<T>(&maps->dy_plain, p.dy, p.conv, kTimes) &&
+           encode_rows_map<T>(&maps->dy_extra, p.dy, p.conv, kTimes + h) &&
+           encode_rows_map<T>(&maps->dx, p.dx, p.conv, kTimes);
 }
 #endif
 
@@ -470,10 +520,13 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     const int64_t blocks = r.runs * p.conv.batch * ceil_div(p.conv.dim, kThreads);
     TileMaps maps{};
     auto launch = [&](auto silu, auto tma) {
-        hipLaunchKernelGGL((conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value,
-                                                                      decltype(tma)::value>),
-                           dim3(grid_blocks(blocks)), dim3(kThreads), 0, stream, p, r.runs, r.run_tiles, partials,
-                           maps);
+        const auto kernel =
+            conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value, decltype(tma)::value>;
+        const hipError_t allowed = allow_stages<T, kWidth, decltype(silu)::value, decltype(tma)::value>();
+        if (allowed != hipSuccess) return (hipconv_status_t)allowed;
+        constexpr int kStageBytes = StageLayout<T, kWidth>::kBytes;
+        hipLaunchKernelGGL(kernel, dim3(grid_blocks(blocks)), dim3(kThreads), kStageBytes, stream, p, r.runs,
+                           r.run_tiles, partials, maps);
         return last_launch_status();
     };
     return with_silu(p.conv.silu != 0, [&](auto silu) {
@@ -484,12 +537,25 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     });
 }
 
+// Whether the tiles come in by TMA here: the device runs the build's sm_90 code (which
+// device_launches_dependents_early() asks) and the driver has the map encoder. f32 takes
+// this kernel only then: its thread-copy form measured slower than backward_channel_last.hip
+// (H100, twelfth session: 81-83% of copy against 90%).
+bool tiles_by_tma() {
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+    return device_launches_dependents_early() && tma::tile_map_encoder() != nullptr;
+#else
+    return false;
+#endif
+}
+
 }  // namespace
 
 template <typename T> bool backward_channel_last_tiled_fits(const hipconv_conv1d_backward_params &p) {
     constexpr int E = Vec16<T>::kCount;
     const hipconv_conv1d_params &c = p.conv;
-    return kTiledDtype<T> && c.width <= kBackwardMaxFusedWidth && p.cu_seqlens == nullptr && c.x_dim_stride == 1 &&
+    return kTiledDtype<T> && (sizeof(T) == 2 || tiles_by_tma()) && c.width <= kBackwardMaxFusedWidth &&
+           p.cu_seqlens == nullptr && c.x_dim_stride == 1 &&
            c.seqlen <= INT32_MAX - 64 &&  // times, and a tile's rows past them, in 32 bits
            c.x_seq_stride >= c.dim && c.dim % E == 0 && c.x_seq_stride % E == 0 && c.x_batch_stride % E == 0 &&
            aligned16(c.x) && aligned16(p.dy) && aligned16(p.dx);
