@@ -91,7 +91,7 @@ template <typename T> struct TileShape {
     static constexpr int kBuffers = 2;
     static constexpr int kTimes = 16;  // about 21 KB of rows: 3 blocks in 64 KB of LDS
 #else
-    // 16-bit: about 32 KB of rows, 7 blocks per SM. f32: 87.5 KB at width 4, 2 blocks per SM
+    // 16-bit: about 32 KB of rows, 7 blocks per SM. f32: 87.6 KB at width 4, 2 blocks per SM
     // (measured against 8-32 times and 3-4 buffers, and tiles of 64 and 256 channels: the
     // header).
     static constexpr int kBuffers = 3;
