@@ -76,7 +76,7 @@ namespace {
 constexpr int kThreads = 128;  // channels per tile, one per thread
 
 // The dtypes compiled: f16 and bf16 everywhere, f32 in the NVIDIA build (taken only where its
-// tiles come in by TMA: tiled_f32_runs).
+// tiles come in by TMA: tiles_by_tma).
 #if defined(HIPCONV_PLATFORM_NVIDIA)
 template <typename T> constexpr bool kTiledDtype = true;
 #else
