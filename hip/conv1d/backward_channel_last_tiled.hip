@@ -69,6 +69,8 @@
 #include "tma.h"
 #include "vector_rows.h"
 
+#include <algorithm>
+
 namespace hipconv {
 
 namespace {
@@ -109,10 +111,13 @@ template <typename T, int kWidth> struct StageLayout {
 };
 
 // Blocks per SM the NVIDIA build is compiled for (at most 72 registers), and the resident
-// blocks assumed where the runtime cannot say (an H100 at that many per SM; f32's shared
-// memory holds 2).
+// blocks assumed where the runtime cannot say: an H100's 132 SMs, each holding as many
+// width-4 blocks as that bound and its 228 KB of shared memory (1 KB of it reserved a
+// block) allow (f32: 2).
 constexpr int kBlocksPerSm = 7;
-template <typename T> constexpr int64_t kFallbackResident = 132 * (sizeof(T) == 4 ? 2 : kBlocksPerSm);
+template <typename T>
+constexpr int64_t kFallbackResident =
+    132 * std::min<int64_t>(kBlocksPerSm, 228 * 1024 / (StageLayout<T, 4>::kBytes + 1024));
 
 // The tensor maps of x and dy [batch][seqlen][dim] (channels innermost) that the
 // sm_90 build's tiles are copied through (NVIDIA; nothing on AMD): boxes of kThreads
@@ -419,7 +424,8 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #endif
         if (active) {
 #pragma unroll
-            for (int k = 0; k <= kWidth; ++k) partials[partial_index(b * runs + run, dim, c, kWidth, k)] = D::kScale * sums[k];
+            for (int k = 0; k <= kWidth; ++k)
+                partials[partial_index(b * runs + run, dim, c, kWidth, k)] = D::kScale * sums[k];
         }
     }
 #if HIPCONV_HAS_TMA
@@ -442,22 +448,23 @@ int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
     return best;
 }
 
-// Lets the kernel have its stages' shared memory: above 48 KB (f32) NVIDIA needs the opt-in,
-// for the launch and for the occupancy query alike (asked once per kernel and device).
-template <typename T, int kWidth, bool kSilu, bool kTma> hipError_t allow_stages() {
+// Lets kKernel have kBytes of stages: above 48 KB (f32) NVIDIA needs the opt-in, for the
+// launch and for the occupancy query alike (asked once per kernel and device: the kernel
+// itself is the template argument, so each instance keeps its own cache).
+template <auto kKernel, int kBytes> hipError_t allow_stages() {
     static std::atomic<int64_t> granted[kMaxCachedDevices];
-    return allow_dynamic_shared(conv1d_backward_channel_last_tiled_kernel<T, kWidth, kSilu, kTma>,
-                                StageLayout<T, kWidth>::kBytes, granted);
+    return allow_dynamic_shared(kKernel, kBytes, granted);
 }
 
 // Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype; the
 // TMA form has the same register bound and shared memory).
 template <typename T> int64_t resident() {
     static std::atomic<int64_t> cache[kMaxCachedDevices];
-    const auto kernel = conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>;
+    constexpr auto kernel = conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>;
+    constexpr int kStageBytes = StageLayout<T, 4>::kBytes;
     int64_t blocks = 0;
-    if (allow_stages<T, 4, true, false>() != hipSuccess ||
-        resident_blocks(kernel, kThreads, cache, &blocks, StageLayout<T, 4>::kBytes) != hipSuccess || blocks < 1)
+    if (allow_stages<kernel, kStageBytes>() != hipSuccess ||
+        resident_blocks(kernel, kThreads, cache, &blocks, kStageBytes) != hipSuccess || blocks < 1)
         return kFallbackResident<T>;
     return blocks;
 }
@@ -520,11 +527,11 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     const int64_t blocks = r.runs * p.conv.batch * ceil_div(p.conv.dim, kThreads);
     TileMaps maps{};
     auto launch = [&](auto silu, auto tma) {
-        const auto kernel =
+        constexpr auto kernel =
             conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value, decltype(tma)::value>;
-        const hipError_t allowed = allow_stages<T, kWidth, decltype(silu)::value, decltype(tma)::value>();
-        if (allowed != hipSuccess) return (hipconv_status_t)allowed;
         constexpr int kStageBytes = StageLayout<T, kWidth>::kBytes;
+        const hipError_t allowed = allow_stages<kernel, kStageBytes>();
+        if (allowed != hipSuccess) return (hipconv_status_t)allowed;
         hipLaunchKernelGGL(kernel, dim3(grid_blocks(blocks)), dim3(kThreads), kStageBytes, stream, p, r.runs,
                            r.run_tiles, partials, maps);
         return last_launch_status();
