@@ -15,15 +15,8 @@ set -uo pipefail
 root=$PWD
 OUT=${OUT:-/tmp/hipconv-anchors}
 mkdir -p "$OUT"
-mkdir -p /tmp/f /tmp/dao
-tar xzf .anchors/causal-conv1d-*.tar.gz -C /tmp/dao
-python3 - /tmp/dao/causal-conv1d/setup.py <<'PY'
-import re, sys
-p = sys.argv[1]; s = open(p).read()
-s = re.sub(r'(\n\s*)cc_flag\.append\("-gencode"\)\n\s*cc_flag\.append\("arch=compute_(?!90)\d+,code=sm_\d+"\)', r'\1pass', s)
-open(p, "w").write(s)
-PY
-( cd /tmp/dao/causal-conv1d && CAUSAL_CONV1D_FORCE_BUILD=TRUE MAX_JOBS=12 TORCH_CUDA_ARCH_LIST=9.0 python3 setup.py build_ext --inplace >/tmp/f/dao_build.log 2>&1; echo "dao build exit $?" >>/tmp/f/dao_build.log ) &
+mkdir -p /tmp/f
+bash scripts/dao-build.sh > /tmp/f/dao_build.log 2>&1 &
 build=$!
 export HIPCONV_REQUIRE_GPU=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee /tmp/f/gpu.txt; date -u | tee -a /tmp/f/gpu.txt

@@ -8,7 +8,8 @@
 //! `--table KEY` (repeatable): only the tables under these JSON keys (`rows`, `state_rows`,
 //! `seed_im2col_stages_us`, `backward_rows`, `conv3d_rows`), e.g. `--table backward_rows`
 //! for the conv1d backward alone; `--shape b,d,s,w` (repeatable): these shapes instead of
-//! conv1d's forward and backward lists (conv1d/forward.rs, conv1d/backward.rs).
+//! conv1d's forward and backward lists (conv1d/forward.rs, conv1d/backward.rs), each with
+//! bias + SiLU forward rows too.
 //!
 //! This file is the driver: it reads the options, measures the device-to-device copy
 //! bandwidth (timing.rs, which also states the method), runs each family in FAMILIES and

@@ -452,24 +452,35 @@ struct Walk {
     int64_t pieces;  // blocks per channel: dim · pieces blocks, and partial slots per channel
 };
 
-// Pieces per channel. Where there are fewer channels than two rounds of resident blocks:
-// the fewest pieces that make two rounds, all non-empty. Else one (the block walks its
-// channel whole and writes the gradient itself), except for f32 fed by the ring: pieces of
-// kStages units or a few more, up to kMaxRingPieces, so that the last round is a small
-// part of the grid (H200, (8,4096,2048,4) and (4,5120,4096,4): 1.5-2.8% faster at 8
-// pieces of 4 units than at 1; at 2 units a block 18% slower; split into 2-16 pieces, the
-// 16-bit kernels measured 5-41% slower and the f32 kernel without the ring 3-16%). The
-// blocks stay aligned to channels: grids that split channels unevenly measured 6-8% slower
-// on an H100.
+// A piece's fewest times where channels are split only for want of blocks (pieces add a
+// reduction launch and cold starts): 8 units of 16-bit types, 16 of f32.
+constexpr int64_t kMinPieceTimes = 8192;
+
+// Pieces per channel: one (the block walks its channel whole and writes the gradient
+// itself), except
+// - f32 fed by the ring, at two rounds of channels or at 8·kStages units a channel: pieces
+//   of kStages units or a few more, up to kMaxRingPieces, so that the last round is a small
+//   part of the grid (H200, (8,4096,2048,4) and (4,5120,4096,4): 1.5-2.8% faster at 8
+//   pieces of 4 units than at 1; at 2 units a block 18% slower; (16,1536,1024,4): 79.2 us
+//   at 8 pieces, 82.5 at 2, 85.9 at 1);
+// - fewer channels than one round of resident blocks: enough pieces for a round, each of at
+//   least kMinPieceTimes times (H200, bias + SiLU: (1,64,65536,4) f16 13.2 us at 8 pieces,
+//   13.5 at 32; (1,256,8192,4), (2,768,4096,4) and (4,1003,2048,4) fastest whole in every
+//   dtype, 1-17% ahead of 2-8 pieces).
+// Elsewhere pieces measured slower: split into 2-16 pieces, the 16-bit kernels at
+// (8,4096,2048,4) 5-41% and the f32 kernel without the ring 3-16%; (1,1536,4096,4) f16
+// 18.1 us in 2 pieces against 15.7 whole. The blocks stay aligned to channels: grids that
+// split channels unevenly measured 6-8% slower on an H100.
 template <typename T> Walk plan_walk(const hipconv_conv1d_params &c) {
     const int64_t row_tiles = tiles_per_row<T>(c.seqlen);
     const int64_t units = c.batch * row_tiles;
     const int64_t resident_blocks = resident<T>();
+    const bool ring_pieces = sizeof(T) == 4 && ring_feeds<T>(c) && c.dim * kMaxRingPieces <= INT32_MAX;
     int64_t wanted = 1;
-    if (c.dim < 2 * resident_blocks)
-        wanted = ceil_div(2 * resident_blocks, c.dim);
-    else if (sizeof(T) == 4 && ring_feeds<T>(c) && c.dim * kMaxRingPieces <= INT32_MAX)
+    if (ring_pieces && (c.dim >= 2 * resident_blocks || units >= 8 * kStages))
         wanted = std::min(kMaxRingPieces, units / kStages);
+    else if (c.dim < resident_blocks)
+        wanted = std::min(ceil_div(resident_blocks, c.dim), units / ceil_div(kMinPieceTimes, Tiling<T>::kTile));
     const int64_t per_piece = ceil_div(units, std::max<int64_t>(1, std::min(wanted, units)));
     return {row_tiles, ceil_div(units, per_piece)};
 }

@@ -10,7 +10,7 @@
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
 // the same arithmetic). `clf32` checks and times channel-last f32 alone. `profile cf|cl
 // f16|bf16|f32 B D L` instead launches one shape twice without a graph, for ncu
-// (--launch-skip 1 --launch-count 1).
+// (--launch-skip 1 --launch-count 1); `time cf|cl f16|bf16|f32 B D L` checks and times one.
 // Build here (the backward's sources, each its own object), run on the GPU:
 //   for f in backward backward_channel_first backward_channel_last backward_channel_last_tiled \
 //            backward_generic; do nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA \
@@ -231,18 +231,36 @@ template <typename Dt> void profile(int B, int D, int L, bool last, cudaStream_t
     printf("profiled %s (%d,%d,%d,4) %s silu\n", Dt::kName, B, D, L, last ? "cl" : "cf");
 }
 
+// Checks one shape against the host reference (where it has at most 2^24 elements) and times it.
+template <typename Dt> void check_and_time(int B, int D, int L, bool last, cudaStream_t stream) {
+    if ((int64_t)B * D * L <= (1 << 24)) check<Dt>(stream, B, D, L, last);
+    timed<Dt>(B, D, L, false, stream, last);
+}
+
+// The shape of the arguments "cf|cl f16|bf16|f32 B D L" (argv[2..6]), handed to
+// run(Dt{}, B, D, L, last) with Dt its dtype.
+template <typename Run> void with_shape_arguments(char **argv, const Run &run) {
+    const bool last = strcmp(argv[2], "cl") == 0;
+    const int B = atoi(argv[4]), D = atoi(argv[5]), L = atoi(argv[6]);
+    if (strcmp(argv[3], "f16") == 0) run(F16{}, B, D, L, last);
+    else if (strcmp(argv[3], "bf16") == 0) run(BF16{}, B, D, L, last);
+    else run(F32{}, B, D, L, last);
+}
+
 // Arguments: none, the channel-last cases; "cf", the channel-first model shapes instead;
 // "clf32", channel-last f32 alone (four check shapes, then the two rows); "profile cf|cl
-// f16|bf16|f32 B D L", two plain launches of one shape.
+// f16|bf16|f32 B D L", two plain launches of one shape; "time cf|cl f16|bf16|f32 B D L",
+// one shape checked (up to 2^24 elements) and timed.
 int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
-    if (argc == 7 && strcmp(argv[1], "profile") == 0) {
-        const bool last = strcmp(argv[2], "cl") == 0;
-        const int B = atoi(argv[4]), D = atoi(argv[5]), L = atoi(argv[6]);
-        if (strcmp(argv[3], "f16") == 0) profile<F16>(B, D, L, last, stream);
-        else if (strcmp(argv[3], "bf16") == 0) profile<BF16>(B, D, L, last, stream);
-        else profile<F32>(B, D, L, last, stream);
+    if (argc == 7 && (strcmp(argv[1], "time") == 0 || strcmp(argv[1], "profile") == 0)) {
+        const bool time = strcmp(argv[1], "time") == 0;
+        with_shape_arguments(argv, [&](auto dtype, int B, int D, int L, bool last) {
+            using Dt = decltype(dtype);
+            if (time) check_and_time<Dt>(B, D, L, last, stream);
+            else profile<Dt>(B, D, L, last, stream);
+        });
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "cf") == 0) {

@@ -1,5 +1,6 @@
 //! conv1d's forward table: at each shape, `Auto` (then Direct and FusedGemm) in both
-//! layouts and f16, bf16, f32; bias + SiLU rows at SILU_SHAPES; one f16 Im2colGemm row.
+//! layouts and f16, bf16, f32; bias + SiLU rows at SILU_SHAPES (and at every `--shape`);
+//! one f16 Im2colGemm row.
 //! GEMM rows (Im2colGemm, FusedGemm) also give the TFLOP/s their matrix instructions
 //! execute (FusedGemm: 2·K per output, zeros of the Toeplitz band included). And the time
 //! of each Im2colGemm stage alone at the seed's shape.
@@ -49,7 +50,8 @@ pub struct ForwardRow {
     gemm_tflops: Option<f64>,
 }
 
-/// The rows of `bench.shapes` (`--shape`), or of SHAPES (the first three with `--quick`).
+/// The rows of `bench.shapes` (`--shape`, each with bias + SiLU rows too), or of SHAPES
+/// (the first three with `--quick`).
 pub fn table(bench: &Bench) -> hipconv::Result<Table<ForwardRow>> {
     let shapes: Vec<_> = if bench.shapes.is_empty() {
         SHAPES.iter().copied().take(if bench.quick { 3 } else { SHAPES.len() }).collect()
@@ -73,7 +75,7 @@ pub fn table(bench: &Bench) -> hipconv::Result<Table<ForwardRow>> {
                 rows.push(forward_row::<f32>(bench, shape, options)?);
             }
         }
-        if SILU_SHAPES.contains(&(b, d, s, w)) {
+        if SILU_SHAPES.contains(&(b, d, s, w)) || !bench.shapes.is_empty() {
             for layout in [Layout::ChannelFirst, Layout::ChannelLast] {
                 let options = Options::default().layout(layout).activation(Activation::Silu);
                 rows.push(forward_row::<f16>(bench, shape, options)?);
