@@ -23,7 +23,8 @@
  * it that hold the history (the row's first lane takes the initial states, or zeros).
  * Rows whose start is not 16-byte aligned (seqlen not a multiple of E) and the row's last
  * vector use element loads.
- * The ring (kRing; sm_90 and newer, rows of whole vectors): thread 0 copies each unit's x,
+ * The ring (kRing; sm_90 and newer, rows of whole vectors; f32, and 16-bit channels of
+ * kRingMinUnits16 units or more): thread 0 copies each unit's x,
  * with the vector before the tile, and its dy into shared memory by bulk copies
  * (cp.async.bulk, counted on one mbarrier a stage), clipped at the row's end, kStages units
  * ahead of the walk; each thread reads its own vectors and the left one from there, with no
@@ -443,6 +444,15 @@ template <typename T> int64_t resident() {
     return blocks;
 }
 
+// 16-bit channels of fewer units load their vectors themselves: a block's first copies
+// start sooner from every thread than from thread 0's bulk copies (H200, f16 with bias +
+// SiLU, thread loads against the ring: (1,1536,4096,4) 14.9 against 15.8 us, (2,768,4096,4)
+// 13.8 against 15.3, (1,8192,2048,4) 38.9 against 39.7; (8,4096,2048,4), 16 units a
+// channel, 105.3 against 104.1).
+#if defined(HIPCONV_PLATFORM_NVIDIA)
+constexpr int64_t kRingMinUnits16 = 16;
+#endif
+
 // f32 pieces fed by the ring: units / kStages of them (so at least kStages units each, every
 // copy of a four-unit piece issued at the block's start), at most this many a channel.
 constexpr int64_t kMaxRingPieces = 8;
@@ -497,8 +507,10 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     };
     return with_silu(p.conv.silu != 0, [&](auto silu) {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-        // The ring's bulk copies take whole rows of 16-byte vectors.
-        if (p.conv.seqlen % Vec16<T>::kCount == 0) return launch(silu, std::true_type{});
+        // The ring's bulk copies take whole rows of 16-byte vectors, and 16-bit channels
+        // of kRingMinUnits16 units or more.
+        const bool ring_pays = sizeof(T) == 4 || p.conv.batch * walk.row_tiles >= kRingMinUnits16;
+        if (p.conv.seqlen % Vec16<T>::kCount == 0 && ring_pays) return launch(silu, std::true_type{});
 #endif
         return launch(silu, std::false_type{});
     });
