@@ -2,8 +2,8 @@
 # Builds the reference kernel (Dao-AILab/causal-conv1d, from the anchors kit staged in
 # .anchors/ by ../shared/anchors/stage.sh) for sm_90 only, into /tmp/dao/causal-conv1d: on
 # the accelerator machine, from the repository root. Its extension then imports with
-# PYTHONPATH=/tmp/dao/causal-conv1d. It takes about two minutes, so callers start it in the
-# background and do their own work meanwhile:
+# PYTHONPATH=/tmp/dao/causal-conv1d. It takes about five minutes on the H200 machine, so
+# callers start it in the background and do their own work meanwhile:
 #
 #     bash scripts/dao-build.sh > /tmp/f/dao_build.log 2>&1 & build=$!
 #     ...

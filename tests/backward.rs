@@ -89,18 +89,20 @@ fn channel_first_runs_of_tiles_carry_their_heads() {
     // backward_channel_first.hip walks a channel's (batch row, tile) units from the last, in
     // one run per block (2048 channels of rows of 1100), or in several where there are fewer
     // channels than a round of blocks and rows long enough (200 channels of three rows of
-    // 5500 times: two runs of 16-bit units, cut inside a row, summed by the reduction). f32
-    // rows of whole vectors on sm_90 are fed by the ring and split into runs of at least four
-    // units where channels are many or long (4100 channels: whole rows of 2100 times, or
-    // runs starting inside rows of 1500; 200 channels: seven runs). The head of dz comes
-    // from the later tile (carried), is zero past a row's end, or is recomputed where a run
-    // starts inside a row. GPU only: the host backend has no tiles, and these sizes are slow
-    // on it in debug builds.
+    // 5500 or 6000 times: two runs of 16-bit units, cut inside a row, summed by the
+    // reduction; rows of 6000 are whole 16-byte vectors, which on sm_90 the ring feeds at 16
+    // units a channel). f32 rows of whole vectors on sm_90 are fed by the ring and split into
+    // runs of at least four units where channels are many or long (4100 channels: whole rows
+    // of 2100 times, or runs starting inside rows of 1500; 200 channels: 7 or 8 runs). The
+    // head of dz comes from the later tile (carried), is zero past a row's end, or is
+    // recomputed where a run starts inside a row. GPU only: the host backend has no tiles,
+    // and these sizes are slow on it in debug builds.
     let mut rng = Rng::new(fresh_seed("channel_first_runs_of_tiles_carry_their_heads"));
     if let Some(device) = gpu_device("channel_first_runs_of_tiles_carry_their_heads") {
         let shapes = [
             (Shape::new(3, 2048, 1100, 4), true),
             (Shape::new(3, 200, 5500, 4), true),
+            (Shape::new(3, 200, 6000, 4), true),
             (Shape::new(2, 4100, 2100, 3), false),
             (Shape::new(3, 4100, 1500, 4), true),
         ];

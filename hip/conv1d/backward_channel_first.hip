@@ -475,8 +475,8 @@ constexpr int64_t kMinPieceTimes = 8192;
 //   at 8 pieces, 82.5 at 2, 85.9 at 1);
 // - fewer channels than one round of resident blocks: enough pieces for a round, each of at
 //   least kMinPieceTimes times (H200, bias + SiLU: (1,64,65536,4) f16 13.2 us at 8 pieces,
-//   13.5 at 32; (1,256,8192,4), (2,768,4096,4) and (4,1003,2048,4) fastest whole in every
-//   dtype, 1-17% ahead of 2-8 pieces).
+//   13.5 at 32; (1,256,8192,4), (2,768,4096,4) and (4,1003,2048,4) fastest whole in f16
+//   and f32, 1-17% ahead of 2-8 pieces).
 // Elsewhere pieces measured slower: split into 2-16 pieces, the 16-bit kernels at
 // (8,4096,2048,4) 5-41% and the f32 kernel without the ring 3-16%; (1,1536,4096,4) f16
 // 18.1 us in 2 pieces against 15.7 whole. The blocks stay aligned to channels: grids that
