@@ -7,6 +7,8 @@
 #   TESTS     test binaries (names without their hash) run first with the GPU required,
 #             each given TEST_ARGS (e.g. "--skip NAME")
 #   MEMCHECK  "binary test-name" pairs separated by ";", run under compute-sanitizer memcheck
+#   BEFORE_BENCH  a command run after the tests and before the bench (dev timings), while the
+#             reference builds
 # The reference builds in the background (about five minutes) while the tests run and
 # hipconv's bench measures its Auto forward rows (with and without bias + SiLU) and its
 # backward rows at the shapes; then scripts/dev/sweep_dao.py times the reference the same
@@ -31,6 +33,7 @@ for c in "${checks[@]}"; do
     echo "memcheck $n $name exit $? ($(( $(date +%s) - s )) s): $(grep -E 'ERROR SUMMARY|test result' \
         "/tmp/f/memcheck-$name.log" | tr '\n' ' ')"
 done
+[ -z "${BEFORE_BENCH:-}" ] || bash -c "$BEFORE_BENCH"
 shape_args=()
 for s in $SHAPES; do shape_args+=(--shape "$s"); done
 s=$(date +%s)
