@@ -16,6 +16,8 @@
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -Iscripts/dev \
 //     scripts/dev/layout_pattern.cu -o layout_pattern -L$(dirname $(which nvcc))/../lib -cudart static
 //   ./layout_pattern 8 4096 2048      (batch dim seqlen)
+//   ONLY_RUN=32 ./layout_pattern 8 4096 2048   runs of 32 rows alone, two plain launches of
+//                                              each kernel and no graph (for ncu)
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdlib>
@@ -72,8 +74,9 @@ int main(int argc, char **argv) {
     CK(cudaStreamCreate(&stream));
     std::vector<float> got(n);
     printf("(%d,%d,%d) f32, y = a + b, %.1f MB a launch\n", B, D, L, 3.0 * n * 4 / 1e6);
+    const int only = getenv("ONLY_RUN") ? atoi(getenv("ONLY_RUN")) : 0;
     for (int run : {L, 256, 64, 32}) {
-        if (L % run != 0) continue;
+        if (L % run != 0 || (only && run != only)) continue;
         const int blocks = B * (L / run) * (D / 128);
         for (int flat = 0; flat < 2; ++flat) {
             auto launch = [&](int s) {
@@ -90,6 +93,12 @@ int main(int argc, char **argv) {
             CK(cudaMemcpy(got.data(), buf[0][2], n * 4, cudaMemcpyDeviceToHost));
             size_t bad = 0;
             for (size_t i = 0; i < n; ++i) bad += got[i] != 1.5f * (float)(i % 1013);
+            if (only) {  // profiling: two plain launches, no graph
+                launch(1);
+                CK(cudaStreamSynchronize(stream));
+                printf("%s run %d profiled\n", flat ? "flat" : "rows", run);
+                continue;
+            }
             const double us = graph_median_us(stream, kSets, 30, launch);
             printf("%-4s run %4d (%6d blocks): %8.2f us  %7.1f GB/s  %s\n", flat ? "flat" : "rows", run, blocks, us,
                    3.0 * n * 4 / (us * 1e3), bad ? "WRONG" : "checked");
