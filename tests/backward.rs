@@ -123,7 +123,8 @@ fn check_every_dtype_with_all(device: &Device, layout: Layout, shapes: &[(Shape,
 #[test]
 fn channel_last_tiles_cover_channel_groups_and_row_ends() {
     // backward_channel_last_tiled.hip (f16 and bf16, and on sm_90 f32 where the channels
-    // fill 16-byte vectors): 128 channels by 16 times per tile (f32: 24), partial last
+    // fill 16-byte vectors): 128 channels by 16 times per tile (f32 at these sizes too;
+    // 24 from 2^24 elements: channel_last_runs_of_tiles_carry_their_heads), partial last
     // groups, rows of tiles ending inside a tile, rows shorter than one tile and than three
     // (the copies run three tiles ahead), initial and final states across tile edges.
     // backward_channel_last.hip: f32 elsewhere (dim 130 everywhere), element-wise where the
@@ -148,10 +149,13 @@ fn channel_last_runs_of_tiles_carry_their_heads() {
     // At model sizes a block of backward_channel_last_tiled.hip (f16, bf16; f32 on sm_90)
     // walks several tiles of one row from the latest, carrying each tile's first dz to the
     // tile before, with the next two tiles' copies in flight; f32 elsewhere walks runs of
-    // times in backward_channel_last.hip. GPU only.
+    // times in backward_channel_last.hip. From 2^24 elements f32 takes its long tiles (24
+    // times): the second shape has a partial channel group and rows ending inside a tile
+    // there. GPU only.
     let mut rng = Rng::new(fresh_seed("channel_last_runs_of_tiles_carry_their_heads"));
     if let Some(device) = gpu_device("channel_last_runs_of_tiles_carry_their_heads") {
-        check_every_dtype_with_all(&device, Layout::ChannelLast, &[(Shape::new(8, 4096, 1100, 4), true)], &mut rng);
+        let shapes = [(Shape::new(8, 4096, 1100, 4), true), (Shape::new(2, 2056, 4100, 3), false)];
+        check_every_dtype_with_all(&device, Layout::ChannelLast, &shapes, &mut rng);
     }
 }
 

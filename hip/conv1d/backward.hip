@@ -10,8 +10,9 @@
  *   shape alone (deterministic): slice s sums tiles s, s+kSlices, ... in turn, then the
  *   kSlices sums are added in slice order.
  *
- *     block: kColumns entries (c, k) of a tile across (one contiguous 128-byte read a tile)
- *            × kSlices slices of the tiles down; sums meet in shared memory
+ *     block: kColumns entries (c, k) of a tile across × kSlices slices of the tiles down;
+ *            sums meet in shared memory. 32 × 8 (one contiguous 128-byte read a tile), or
+ *            16 × 32 where few columns meet many tiles (ReduceShape)
  *
  *   Launch: kColumns·kSlices threads, grid-stride over column blocks of dim·(width+1);
  *   a dependent follower of the path's kernel (launch_dependent, dependent_launch.h): on
@@ -71,37 +72,67 @@ template <typename T> Plan plan(const hipconv_conv1d_backward_params &p) {
     return r;
 }
 
-constexpr int kReduceColumns = 32;  // entries (c, k) of a tile a block reads across: 128 bytes
-constexpr int kReduceSlices = 8;    // tile slices a block sums down, in parallel
-constexpr int kReduceThreads = kReduceColumns * kReduceSlices;
+// A reduction block: kColumns entries (c, k) of a tile across, kSlices slices of the tiles
+// down. Most shapes take 32 x 8 (a 128-byte read a tile). Where the entries fill few blocks
+// and the tiles are many (a short dim over a long seqlen: (1,256,8192,4) takes 40 blocks of
+// 32 columns over 128 tiles), each thread's chain of loads would be long and the blocks few:
+// 16 x 32 (kFewColumnBlocks, kManyTiles) makes twice the blocks, each thread a quarter of
+// the loads.
+template <int kColumns, int kSlices> struct ReduceShape {
+    static constexpr int kCols = kColumns;
+    static constexpr int kSlicesDown = kSlices;
+    static constexpr int kThreadsPerBlock = kColumns * kSlices;
+};
+using WideReduce = ReduceShape<32, 8>;
+using DeepReduce = ReduceShape<16, 32>;
+constexpr int64_t kFewColumnBlocks = 64;  // blocks of 32 columns
+constexpr int64_t kManyTiles = 64;
 
-template <typename T>
-__global__ void __launch_bounds__(kReduceThreads) conv1d_backward_reduce_kernel(hipconv_conv1d_backward_params p,
-                                                                                 const float *partials, int64_t tiles) {
+template <typename T, typename Shape>
+__global__ void __launch_bounds__(Shape::kThreadsPerBlock) conv1d_backward_reduce_kernel(
+    hipconv_conv1d_backward_params p, const float *partials, int64_t tiles) {
+    constexpr int kColumns = Shape::kCols;
+    constexpr int kSlices = Shape::kSlicesDown;
     wait_for_primary();  // the partials are written (a follower launched early: launch_dependent)
-    __shared__ float slice_sums[kReduceSlices][kReduceColumns];
+    __shared__ float slice_sums[kSlices][kColumns];
     const int width = p.conv.width;
     const int64_t per_tile = (int64_t)p.conv.dim * (width + 1);
-    const int column = threadIdx.x % kReduceColumns;
-    const int slice = threadIdx.x / kReduceColumns;
-    for (int64_t first = blockIdx.x * (int64_t)kReduceColumns; first < per_tile;
-         first += (int64_t)gridDim.x * kReduceColumns) {
+    const int column = threadIdx.x % kColumns;
+    const int slice = threadIdx.x / kColumns;
+    for (int64_t first = blockIdx.x * (int64_t)kColumns; first < per_tile; first += (int64_t)gridDim.x * kColumns) {
         const int64_t i = first + column;
         float sum = 0.f;
         if (i < per_tile) {
 #pragma unroll 4
-            for (int64_t tile = slice; tile < tiles; tile += kReduceSlices) sum += partials[tile * per_tile + i];
+            for (int64_t tile = slice; tile < tiles; tile += kSlices) sum += partials[tile * per_tile + i];
         }
         slice_sums[slice][column] = sum;
         __syncthreads();
         if (slice == 0 && i < per_tile) {
             float total = slice_sums[0][column];
 #pragma unroll
-            for (int s = 1; s < kReduceSlices; ++s) total += slice_sums[s][column];
+            for (int s = 1; s < kSlices; ++s) total += slice_sums[s][column];
             store_parameter_gradient<T>(p, i / (width + 1), (int)(i % (width + 1)), total);
         }
         __syncthreads();  // the sums read before the next column block's are written
     }
+}
+
+// The reduction of `tiles` partials, a dependent follower of the path's kernel; its shape
+// (ReduceShape) depends on the problem's sizes alone, so its order of sums is fixed.
+template <typename T>
+hipconv_status_t launch_reduce(const hipconv_conv1d_backward_params &p, const float *partials, int64_t tiles,
+                               hipStream_t stream) {
+    const int64_t per_tile = (int64_t)p.conv.dim * (p.conv.width + 1);
+    auto launch = [&](auto shape) {
+        using Shape = decltype(shape);
+        return (hipconv_status_t)launch_dependent(conv1d_backward_reduce_kernel<T, Shape>,
+                                                  dim3(grid_blocks(ceil_div(per_tile, (int64_t)Shape::kCols))),
+                                                  dim3(Shape::kThreadsPerBlock), stream, p, partials, tiles);
+    };
+    if (ceil_div(per_tile, (int64_t)WideReduce::kCols) < kFewColumnBlocks && tiles >= kManyTiles)
+        return launch(DeepReduce{});
+    return launch(WideReduce{});
 }
 
 template <typename T>
@@ -165,11 +196,7 @@ template <typename T> hipconv_status_t launch_conv1d_backward(const hipconv_conv
         break;
     }
     if (r.tiles > 0) {  // else the path wrote dweight and dbias itself
-        const int64_t per_tile = (int64_t)c.dim * (c.width + 1);
-        HIPCONV_RETURN_IF_ERROR((hipError_t)launch_dependent(conv1d_backward_reduce_kernel<T>,
-                                                             dim3(grid_blocks(ceil_div(per_tile, kReduceColumns))),
-                                                             dim3(kReduceThreads), stream, p, (const float *)partials,
-                                                             r.tiles));
+        HIPCONV_RETURN_IF_ERROR((hipError_t)launch_reduce<T>(p, partials, r.tiles, stream));
     }
     if ((p.dinitial_states != nullptr && c.width > 1) || p.cu_seqlens != nullptr) {
         const int64_t rows = (p.cu_seqlens != nullptr ? p.n_seqs : c.batch) * (int64_t)c.dim;

@@ -10,7 +10,8 @@
  *
  * A tile is kTimes rows of kThreads channels of one batch row, staged in (dynamic) shared
  * memory in one of kBuffers buffers (StageLayout); thread i walks channel c0 + i down the
- * tile's times in registers (one barrier a tile). Two ways in and out:
+ * tile's times in registers (one barrier a tile). kTimes is 16 for 16-bit types; f32 takes
+ * 24, or 16 in problems of fewer than 2^24 elements (short_tiles). Two ways in and out:
  *
  *   TMA (an sm_90 build, the maps encoded: launch_width): thread 0 copies a tile as two
  *     boxes of a 3-D map [batch][seqlen][dim] (zeros outside x and dy), their bytes counted
@@ -85,7 +86,9 @@ template <typename T> constexpr bool kTiledDtype = true;
 template <typename T> constexpr bool kTiledDtype = sizeof(T) == 2;
 #endif
 
-template <typename T> struct TileShape {
+// kShort: f32's tiles for small problems (short_tiles), 16 times instead of 24; it changes
+// nothing for 16-bit types, which are only instantiated without it.
+template <typename T, bool kShort = false> struct TileShape {
     static constexpr int kE = Vec16<T>::kCount;  // channels per 16-byte vector
 #if defined(HIPCONV_PLATFORM_AMD)
     // No asynchronous copies: the next tile's copies end before the walk, so more buffers
@@ -95,18 +98,19 @@ template <typename T> struct TileShape {
 #else
     // 16-bit: about 32 KB of rows, 7 blocks per SM. f32: 87.6 KB at width 4, 2 blocks per SM
     // (measured against 8-32 times and 3-4 buffers, and tiles of 64 and 256 channels: the
-    // header).
+    // header); short f32 tiles 63 KB, 3 blocks per SM.
     static constexpr int kBuffers = 3;
-    static constexpr int kTimes = sizeof(T) == 4 ? 24 : 16;
+    static constexpr int kTimes = sizeof(T) == 4 && !kShort ? 24 : 16;
 #endif
     static constexpr int kVectorsPerRow = kThreads / kE;
 };
 
 // Shared memory of a block (dynamic): kBuffers stages of x's rows, then of dy's.
-template <typename T, int kWidth> struct StageLayout {
+template <typename T, int kWidth, bool kShort = false> struct StageLayout {
+    using Shape = TileShape<T, kShort>;
     static constexpr int H = kWidth - 1;
-    static constexpr int kXBytes = TileShape<T>::kBuffers * (TileShape<T>::kTimes + 2 * H) * kThreads * (int)sizeof(T);
-    static constexpr int kGBytes = TileShape<T>::kBuffers * (TileShape<T>::kTimes + H) * kThreads * (int)sizeof(T);
+    static constexpr int kXBytes = Shape::kBuffers * (Shape::kTimes + 2 * H) * kThreads * (int)sizeof(T);
+    static constexpr int kGBytes = Shape::kBuffers * (Shape::kTimes + H) * kThreads * (int)sizeof(T);
     static constexpr int kBytes = kXBytes + kGBytes;  // kXBytes is a multiple of 128: dy's stages stay aligned
 };
 
@@ -115,9 +119,9 @@ template <typename T, int kWidth> struct StageLayout {
 // width-4 blocks as that bound and its 228 KB of shared memory (1 KB of it reserved a
 // block) allow (f32: 2).
 constexpr int kBlocksPerSm = 7;
-template <typename T>
+template <typename T, bool kShort>
 constexpr int64_t kFallbackResident =
-    132 * std::min<int64_t>(kBlocksPerSm, 228 * 1024 / (StageLayout<T, 4>::kBytes + 1024));
+    132 * std::min<int64_t>(kBlocksPerSm, 228 * 1024 / (StageLayout<T, 4, kShort>::kBytes + 1024));
 
 // The tensor maps of x and dy [batch][seqlen][dim] (channels innermost) that the
 // sm_90 build's tiles are copied through (NVIDIA; nothing on AMD): boxes of kThreads
@@ -131,11 +135,11 @@ struct TileMaps {
 // kTma: the maps are valid, and where this build has TMA (sm_90 and newer) one thread copies
 // each tile with two boxes; elsewhere every thread copies 16-byte vectors (cp.async on
 // sm_80+).
-template <typename T, int kWidth, bool kSilu, bool kTma>
+template <typename T, int kWidth, bool kSilu, bool kTma, bool kShort>
 __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     conv1d_backward_channel_last_tiled_kernel(hipconv_conv1d_backward_params p, int64_t runs, int64_t run_tiles,
                                               float *partials, const HIPCONV_GRID_CONSTANT TileMaps maps) {
-    using Shape = TileShape<T>;
+    using Shape = TileShape<T, kShort>;
     constexpr int E = Shape::kE;
     constexpr int kTimes = Shape::kTimes;
     constexpr int kVPR = Shape::kVectorsPerRow;
@@ -147,7 +151,7 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
     allow_dependent_launch();  // the reduction of the partials may be placed (launch_dependent)
     // (128-byte aligned buffers: TMA's destinations.)
     extern __shared__ __align__(128) unsigned char stages[];
-    using Layout = StageLayout<T, kWidth>;
+    using Layout = StageLayout<T, kWidth, kShort>;
     static_assert(Layout::kXBytes % 128 == 0, "dy's stages must start 128-byte aligned");
     T(&x_stage)[kBuffers][kTimes + 2 * H][kThreads] =  // x(t0 - H + r)
         *reinterpret_cast<T(*)[kBuffers][kTimes + 2 * H][kThreads]>(stages);
@@ -439,21 +443,31 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 // (64,1024,128,4) 32.9 us in runs of 1 tile, 20.5 of 8; f32 (32,768,512,4) 62.5 us in runs
 // of 2 tiles, 51.3 of 6.
 constexpr int64_t kMinRunTiles = 4;
+// Where runs of kMinRunTiles fill less than half a round of blocks (few rows of long
+// sequences), runs of kFewBlocksMinRunTiles: (1,256,8192,4) bf16 with bias + SiLU walked
+// 128 runs a row (256 blocks on 924 slots) in 10.16 us, 256 runs in 9.44, 512 in 11.02,
+// 64 in 13.76 (H200, seventy-fourth session).
+constexpr int64_t kFewBlocksMinRunTiles = 2;
 
 // Runs per row: the fewest that keep the rounds of blocks full, i.e. minimise
 // ceil(blocks / resident) · tiles per run (the busiest slot's tiles), over up to about
-// eight rounds of blocks and runs of at least kMinRunTiles tiles.
+// eight rounds of blocks and runs of at least kMinRunTiles tiles (kFewBlocksMinRunTiles
+// where those leave more than half a round of slots empty).
 int64_t runs_per_row(int64_t streams, int64_t row_tiles, int64_t resident) {
-    const int64_t most =
-        std::max<int64_t>(1, std::min({ceil_div(8 * resident, streams), row_tiles, row_tiles / kMinRunTiles}));
-    int64_t best = 1, best_cost = INT64_MAX;
-    for (int64_t runs = 1; runs <= most; ++runs) {
-        const int64_t run_tiles = ceil_div(row_tiles, runs);
-        if (runs > 1 && ceil_div(row_tiles, run_tiles) < runs) continue;  // the same runs as fewer
-        const int64_t cost = ceil_div(streams * runs, resident) * run_tiles;
-        if (cost < best_cost) best = runs, best_cost = cost;
-    }
-    return best;
+    auto cheapest = [&](int64_t min_run_tiles) {
+        const int64_t most =
+            std::max<int64_t>(1, std::min({ceil_div(8 * resident, streams), row_tiles, row_tiles / min_run_tiles}));
+        int64_t best = 1, best_cost = INT64_MAX;
+        for (int64_t runs = 1; runs <= most; ++runs) {
+            const int64_t run_tiles = ceil_div(row_tiles, runs);
+            if (runs > 1 && ceil_div(row_tiles, run_tiles) < runs) continue;  // the same runs as fewer
+            const int64_t cost = ceil_div(streams * runs, resident) * run_tiles;
+            if (cost < best_cost) best = runs, best_cost = cost;
+        }
+        return best;
+    };
+    const int64_t runs = cheapest(kMinRunTiles);
+    return 2 * streams * runs < resident ? cheapest(kFewBlocksMinRunTiles) : runs;
 }
 
 // Lets kKernel have kBytes of stages: above 48 KB (f32) NVIDIA needs the opt-in, for the
@@ -464,17 +478,29 @@ template <auto kKernel, int kBytes> hipError_t allow_stages() {
     return allow_dynamic_shared(kKernel, kBytes, granted);
 }
 
-// Resident blocks of T's width-4 SiLU kernel on the current device (cached per dtype; the
-// TMA form has the same register bound and shared memory).
-template <typename T> int64_t resident() {
+// Resident blocks of T's width-4 SiLU kernel of tile shape kShort on the current device
+// (cached per dtype and shape; the TMA form has the same register bound and shared memory).
+template <typename T, bool kShort> int64_t resident() {
     static std::atomic<int64_t> cache[kMaxCachedDevices];
-    constexpr auto kernel = conv1d_backward_channel_last_tiled_kernel<T, 4, true, false>;
-    constexpr int kStageBytes = StageLayout<T, 4>::kBytes;
+    constexpr auto kernel = conv1d_backward_channel_last_tiled_kernel<T, 4, true, false, kShort>;
+    constexpr int kStageBytes = StageLayout<T, 4, kShort>::kBytes;
     int64_t blocks = 0;
     if (allow_stages<kernel, kStageBytes>() != hipSuccess ||
         resident_blocks(kernel, kThreads, cache, &blocks, kStageBytes) != hipSuccess || blocks < 1)
-        return kFallbackResident<T>;
+        return kFallbackResident<T, kShort>;
     return blocks;
+}
+
+// f32 problems of fewer elements than this take short tiles (16 times, 3 blocks an SM):
+// more blocks and shorter walks where the 24-time tiles leave slots empty or rounds
+// uneven. H200, f32 with bias + SiLU, 24 / 16 times (seventy-fourth session):
+// (1,256,8192,4) 16.0 / 12.1 us, (32,768,512,4) 51.2 / 44.6, (1,1536,4096,4) 26.3 / 25.5,
+// (2,768,4096,4) 26.5 / 26.4; at 2^24 elements and above the long tiles win:
+// (1,8192,2048,4) 56.7 / 57.0, (16,1536,1024,4) 85.3 / 86.4, (8,4096,2048,4) 204.8 / 210.
+constexpr int64_t kShortTileElements = int64_t(1) << 24;
+
+template <typename T> bool short_tiles(const hipconv_conv1d_backward_params &p) {
+    return sizeof(T) == 4 && p.conv.batch * p.conv.dim * p.conv.seqlen < kShortTileElements;
 }
 
 struct Runs {
@@ -482,12 +508,21 @@ struct Runs {
     int64_t run_tiles;
 };
 
-template <typename T> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
-    const int64_t row_tiles = ceil_div(p.conv.seqlen, TileShape<T>::kTimes);
+template <typename T, bool kShort> Runs plan_runs(const hipconv_conv1d_backward_params &p) {
+    const int64_t row_tiles = ceil_div(p.conv.seqlen, TileShape<T, kShort>::kTimes);
     const int64_t streams = p.conv.batch * ceil_div(p.conv.dim, kThreads);
-    const int64_t runs = runs_per_row(streams, row_tiles, resident<T>());
+    const int64_t runs = runs_per_row(streams, row_tiles, resident<T, kShort>());
     const int64_t run_tiles = ceil_div(row_tiles, runs);
     return {ceil_div(row_tiles, run_tiles), run_tiles};
+}
+
+// Calls f(std::integral_constant<bool, kShort>) with the tile shape p takes (short_tiles);
+// 16-bit types have one shape.
+template <typename T, typename F> auto with_tile_shape(const hipconv_conv1d_backward_params &p, F &&f) {
+    if constexpr (sizeof(T) == 4) {
+        if (short_tiles<T>(p)) return f(std::true_type{});
+    }
+    return f(std::false_type{});
 }
 
 #if defined(HIPCONV_PLATFORM_NVIDIA)
@@ -498,7 +533,10 @@ template <typename T> CUtensorMapDataType map_type() {
 }
 
 // The 3-D map of a [batch][seqlen][dim] tensor of T at `base` (x's strides) read in boxes of
-// kThreads channels x `rows` times, zeros outside it. False where TMA cannot take it.
+// kThreads channels x `rows` times, zeros outside it, its L2 fetches not promoted: with
+// 256-byte promotion the SMs read 706 MB through the L2 at (8,4096,2048,4) f32 where the
+// boxes hold 571, and 541 MB crossed between the L2's two partitions; without it 573 and
+// 407 MB (H200, ncu, seventy-third session). False where TMA cannot take it.
 template <typename T>
 bool encode_rows_map(CUtensorMap *map, const void *base, const hipconv_conv1d_params &c, uint32_t rows) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = tma::tile_map_encoder();
@@ -511,15 +549,15 @@ bool encode_rows_map(CUtensorMap *map, const void *base, const hipconv_conv1d_pa
     const cuuint32_t element_strides[3] = {1, 1, 1};
     return encode(map, map_type<T>(), 3,
                   const_cast<void *>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 // The maps of x and dy (a tile's kTimes rows with H halo rows, plain and with the H extra
 // rows of a recomputed head) and of dx (kTimes rows); false where TMA cannot take them (no
 // encoder, strides it does not accept): the kernel's threads copy instead.
-template <typename T> bool encode_tile_maps(const hipconv_conv1d_backward_params &p, TileMaps *maps) {
-    constexpr uint32_t kTimes = TileShape<T>::kTimes;
+template <typename T, bool kShort> bool encode_tile_maps(const hipconv_conv1d_backward_params &p, TileMaps *maps) {
+    constexpr uint32_t kTimes = TileShape<T, kShort>::kTimes;
     const uint32_t h = (uint32_t)p.conv.width - 1;
     return encode_rows_map<T>(&maps->x_plain, p.conv.x, p.conv, kTimes + h) &&
            encode_rows_map<T>(&maps->x_extra, p.conv.x, p.conv, kTimes + 2 * h) &&
@@ -529,15 +567,15 @@ template <typename T> bool encode_tile_maps(const hipconv_conv1d_backward_params
 }
 #endif
 
-template <typename T, int kWidth>
-hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
-    const Runs r = plan_runs<T>(p);
+template <typename T, int kWidth, bool kShort>
+hipconv_status_t launch_shape(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
+    const Runs r = plan_runs<T, kShort>(p);
     const int64_t blocks = r.runs * p.conv.batch * ceil_div(p.conv.dim, kThreads);
     TileMaps maps{};
     auto launch = [&](auto silu, auto tma) {
-        constexpr auto kernel =
-            conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value, decltype(tma)::value>;
-        constexpr int kStageBytes = StageLayout<T, kWidth>::kBytes;
+        constexpr auto kernel = conv1d_backward_channel_last_tiled_kernel<T, kWidth, decltype(silu)::value,
+                                                                          decltype(tma)::value, kShort>;
+        constexpr int kStageBytes = StageLayout<T, kWidth, kShort>::kBytes;
         const hipError_t allowed = allow_stages<kernel, kStageBytes>();
         if (allowed != hipSuccess) return (hipconv_status_t)allowed;
         hipLaunchKernelGGL(kernel, dim3(grid_blocks(blocks)), dim3(kThreads), kStageBytes, stream, p, r.runs,
@@ -546,10 +584,16 @@ hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *pa
     };
     return with_silu(p.conv.silu != 0, [&](auto silu) {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
-        if (encode_tile_maps<T>(p, &maps)) return launch(silu, std::true_type{});
+        if (encode_tile_maps<T, kShort>(p, &maps)) return launch(silu, std::true_type{});
 #endif
         return launch(silu, std::false_type{});
     });
+}
+
+template <typename T, int kWidth>
+hipconv_status_t launch_width(const hipconv_conv1d_backward_params &p, float *partials, hipStream_t stream) {
+    return with_tile_shape<T>(
+        p, [&](auto short_shape) { return launch_shape<T, kWidth, decltype(short_shape)::value>(p, partials, stream); });
 }
 
 // Whether the tiles come in by TMA here: the device runs the build's sm_90 code (which
@@ -577,7 +621,9 @@ template <typename T> bool backward_channel_last_tiled_fits(const hipconv_conv1d
 }
 
 template <typename T> int64_t backward_channel_last_tiled_tiles(const hipconv_conv1d_backward_params &p) {
-    if constexpr (kTiledDtype<T>) return p.conv.batch * plan_runs<T>(p).runs;
+    if constexpr (kTiledDtype<T>)
+        return with_tile_shape<T>(
+            p, [&](auto short_shape) { return p.conv.batch * plan_runs<T, decltype(short_shape)::value>(p).runs; });
     return 0;
 }
 
