@@ -35,6 +35,7 @@ typedef cudaEvent_t hipEvent_t;
 typedef cudaDeviceProp hipDeviceProp_t;
 typedef cudaGraph_t hipGraph_t;
 typedef cudaGraphExec_t hipGraphExec_t;
+typedef cudaFuncAttributes hipFuncAttributes;
 
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
@@ -50,6 +51,7 @@ typedef cudaGraphExec_t hipGraphExec_t;
 #define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipFuncSetAttribute cudaFuncSetAttribute
+#define hipFuncGetAttributes cudaFuncGetAttributes
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipGetDeviceProperties cudaGetDeviceProperties
 #define hipMalloc cudaMalloc

@@ -99,25 +99,31 @@ hipError_t resident_blocks(Kernel kernel, int threads, std::atomic<int64_t> (&ca
 }
 
 // Lets `kernel` launch with `bytes` of dynamic shared memory. NVIDIA caps a block's shared
-// memory, static and dynamic together, at 48 KB unless the kernel opts in; the opt-in is
-// asked once per kernel, device and size (`cache`, one per kernel, keeps the largest
-// granted). It is asked from 48 KB less kStaticAllowance on: the kernels that take dynamic
-// stages keep their static shared memory (barriers, small tables) under that allowance, and
-// exactly 48 KB of stages plus a few bytes of barriers does not launch without the opt-in
-// (the tiled channel-last backward's short f32 tiles at width 1). AMD grants its whole LDS
-// without an attribute.
+// memory, static and dynamic together, at 48 KB unless the kernel opts in. Where `bytes`
+// and the kernel's static shared memory (its attributes, asked once) fit in 48 KB nothing
+// is set; otherwise the opt-in is asked. `cache`, one per kernel, keeps per device the
+// largest size known to launch, so either is done once per kernel, device and size.
+// Exactly 48 KB of stages plus a few bytes of barriers needs the opt-in (the tiled
+// channel-last backward's short f32 tiles at width 1). AMD grants its whole LDS without an
+// attribute.
 template <typename Kernel>
 hipError_t allow_dynamic_shared(Kernel kernel, int bytes, std::atomic<int64_t> (&cache)[kMaxCachedDevices]) {
 #if defined(HIPCONV_PLATFORM_NVIDIA)
     constexpr int kDefaultShared = 48 * 1024;
-    constexpr int kStaticAllowance = 4 * 1024;
-    if (bytes <= kDefaultShared - kStaticAllowance) return hipSuccess;
+    if (bytes <= 0) return hipSuccess;
     int device = 0;
     hipError_t err = hipGetDevice(&device);
     if (err != hipSuccess) return err;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
     if (cacheable && cache[device].load(std::memory_order_relaxed) >= bytes) return hipSuccess;
-    err = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    bool fits = false;
+    if (bytes <= kDefaultShared) {
+        hipFuncAttributes attributes{};
+        err = hipFuncGetAttributes(&attributes, (const void *)kernel);
+        if (err != hipSuccess) return err;
+        fits = (int64_t)attributes.sharedSizeBytes + bytes <= kDefaultShared;
+    }
+    if (!fits) err = hipFuncSetAttribute((const void *)kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err == hipSuccess && cacheable) {
         int64_t granted = cache[device].load(std::memory_order_relaxed);
         while (granted < bytes && !cache[device].compare_exchange_weak(granted, bytes, std::memory_order_relaxed)) {
