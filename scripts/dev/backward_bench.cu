@@ -31,15 +31,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "graph_timing.h"  // CK, graph_median_us
+#include "device_random.h"  // fill, device_random, download, fnv
+#include "graph_timing.h"   // CK, graph_median_us
 #include "hipconv/conv1d.h"
-
-uint64_t fnv(const void *data, size_t bytes) {
-    uint64_t h = 1469598103934665603ull;
-    const uint8_t *b = static_cast<const uint8_t *>(data);
-    for (size_t i = 0; i < bytes; ++i) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
 
 // A dtype's element type, name, host conversion to fp32 and entry points.
 #define BENCH_DTYPE(Name, Element, suffix, to_f32)                                                    \
@@ -59,29 +53,6 @@ BENCH_DTYPE(BF16, __nv_bfloat16, bf16, __bfloat162float)
 inline float same(float v) { return v; }
 BENCH_DTYPE(F32, float, f32, same)
 #undef BENCH_DTYPE
-
-// Values in [-scale, scale] from a hash of the index.
-template <typename T> __global__ void fill(T *out, size_t n, uint32_t seed, float scale) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
-        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
-        out[i] = (T)(scale * ((h & 0xffff) / 32768.f - 1.f));
-    }
-}
-
-template <typename T> T *device_random(size_t n, uint32_t seed, float scale) {
-    T *d;
-    CK(cudaMalloc(&d, n * sizeof(T)));
-    fill<<<1024, 256>>>(d, n, seed, scale);
-    CK(cudaGetLastError());
-    return d;
-}
-
-template <typename T> std::vector<T> download(const T *d, size_t n) {
-    std::vector<T> h(n);
-    CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-}
 
 // One problem's device buffers (channel-last), `sets` copies of x, dy and dx.
 template <typename Dt> struct Problem {

@@ -40,7 +40,8 @@
 #include <string>
 #include <vector>
 
-#include "graph_timing.h"  // CK, graph_median_us, device_copy_gbps
+#include "device_random.h"  // device_random, download, fnv
+#include "graph_timing.h"   // CK, graph_median_us, device_copy_gbps
 #include "hipconv/conv1d.h"
 
 namespace cg = cooperative_groups;
@@ -143,28 +144,6 @@ __global__ void reduce_rows(const float *__restrict__ partials, int rows, int D,
     else dbias[c] = s;
 }
 
-__global__ void fill(float *out, size_t n, uint32_t seed, float scale) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
-        h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
-        out[i] = scale * ((h & 0xffff) / 32768.f - 1.f);
-    }
-}
-
-float *random_buffer(size_t n, uint32_t seed, float scale) {
-    float *d;
-    CK(cudaMalloc(&d, n * 4));
-    fill<<<1024, 256>>>(d, n, seed, scale);
-    CK(cudaGetLastError());
-    return d;
-}
-
-std::vector<float> download(const float *d, size_t n) {
-    std::vector<float> h(n);
-    CK(cudaMemcpy(h.data(), d, n * 4, cudaMemcpyDeviceToHost));
-    return h;
-}
-
 double rel_err(const std::vector<float> &got, const std::vector<float> &want) {
     double num = 0, den = 0;
     for (size_t i = 0; i < got.size(); ++i) {
@@ -174,12 +153,7 @@ double rel_err(const std::vector<float> &got, const std::vector<float> &want) {
     return std::sqrt(num / den);
 }
 
-uint64_t fnv(const std::vector<float> &v) {
-    uint64_t h = 1469598103934665603ull;
-    const uint8_t *p = reinterpret_cast<const uint8_t *>(v.data());
-    for (size_t i = 0; i < v.size() * 4; ++i) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
+uint64_t fnv(const std::vector<float> &v) { return fnv(v.data(), v.size() * sizeof(float)); }
 
 struct Problem {
     int B, D, L;
@@ -191,11 +165,11 @@ struct Problem {
     Problem(int B_, int D_, int L_) : B(B_), D(D_), L(L_) {
         const size_t n = (size_t)B * D * L;
         for (int s = 0; s < kSets; ++s) {
-            x[s] = random_buffer(n, 100 + s, 1.f), dy[s] = random_buffer(n, 200 + s, 1.f);
+            x[s] = device_random<float>(n, 100 + s, 1.f), dy[s] = device_random<float>(n, 200 + s, 1.f);
             CK(cudaMalloc(&dx[s], n * 4));
             CK(cudaMemset(dx[s], 0xff, n * 4));
         }
-        w = random_buffer((size_t)D * 4, 11, 0.5f), bias = random_buffer(D, 12, 0.5f);
+        w = device_random<float>((size_t)D * 4, 11, 0.5f), bias = device_random<float>(D, 12, 0.5f);
         CK(cudaMalloc(&dweight, (size_t)D * 4 * 4));
         CK(cudaMalloc(&dbias, (size_t)D * 4));
         CK(cudaMalloc(&partials, (size_t)B * (L / 16) * D * 5 * 4));  // rows for R = 16, C = 1
