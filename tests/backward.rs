@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::backward::{self, check_dtype, run, Case, Inputs, Rows, With, DTYPES, LAYOUTS};
+use common::backward::{self, assert_deterministic, check_dtype, Case, Inputs, Rows, With, DTYPES, LAYOUTS};
 use common::{devices, fresh_seed, gpu_device, Rng};
 use hipconv::conv1d::{reference, Activation, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
-use hipconv::{DType, Device, Element};
+use hipconv::{DType, Device};
 
 const SEQLENS: [usize; 12] = [1, 2, 3, 7, 8, 9, 255, 1023, 1024, 1025, 2047, 2049];
 const DIMS: [usize; 7] = [1, 3, 8, 9, 63, 64, 65];
@@ -197,16 +197,6 @@ fn backward_determinism_gives_bitwise_equal_gradients_across_runs() {
                 assert_deterministic::<f32>(&device, &case, &mut rng);
             }
         }
-    }
-}
-
-fn assert_deterministic<T: Element>(device: &Device, case: &Case, rng: &mut Rng) {
-    let inputs = Inputs::<T>::random(rng, &case.rows, case.with);
-    let first = run(device, case, &inputs).bits();
-    for again in 1..3 {
-        let bits = run(device, case, &inputs).bits();
-        let diff = first.iter().zip(&bits).position(|(a, b)| a != b);
-        assert!(diff.is_none(), "run {again} differs at {diff:?}, {} {case:?} on {}", T::DTYPE, device.id());
     }
 }
 

@@ -371,5 +371,16 @@ pub fn check_dtype(dtype: DType, device: &Device, case: &Case, rng: &mut Rng) {
     }
 }
 
+/// Three runs of `case` on the same fresh inputs write the same bits.
+pub fn assert_deterministic<T: Element>(device: &Device, case: &Case, rng: &mut Rng) {
+    let inputs = Inputs::<T>::random(rng, &case.rows, case.with);
+    let first = run(device, case, &inputs).bits();
+    for again in 1..3 {
+        let bits = run(device, case, &inputs).bits();
+        let diff = first.iter().zip(&bits).position(|(a, b)| a != b);
+        assert!(diff.is_none(), "run {again} differs at {diff:?}, {} {case:?} on {}", T::DTYPE, device.id());
+    }
+}
+
 pub const DTYPES: [DType; 3] = [DType::F16, DType::BF16, DType::F32];
 pub const LAYOUTS: [Layout; 2] = [Layout::ChannelFirst, Layout::ChannelLast];

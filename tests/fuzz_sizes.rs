@@ -1,0 +1,144 @@
+//! Random shapes across the sizes at which the kernels' plans change: element counts from 1
+//! to 2^25 (the backward's f32 tiles lengthen from 2^24, its runs and reductions change with
+//! the number of tiles, the forward's tiles with the rows a wave covers), channels near the
+//! 128-channel groups and around 16-byte vectors, rows near tiles and runs. Each round draws
+//! a forward (Auto, Direct or FusedGemm) or a backward (batch or packed, random optional
+//! parts, every fifth round also run three times for bitwise determinism), in a random
+//! dtype, layout and activation, and checks it against the f64 references; the failure
+//! message names the configuration, and HIPCONV_TEST_SEED replays a run.
+//! HIPCONV_FUZZ_ROUNDS sets the rounds (default 12 small ones on the host, 40 on a GPU).
+
+mod common;
+
+use common::backward::{assert_deterministic, check_dtype, Case, Rows, With, DTYPES, LAYOUTS};
+use common::{devices, fresh_seed, nan, reference_conv, Rng};
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
+use hipconv::half::{bf16, f16};
+use hipconv::{Device, Element};
+
+/// Channel counts near which the kernels' groups and vectors change.
+const DIM_ANCHORS: &[usize] = &[1, 8, 64, 128, 256, 768, 1024, 2048, 4096, 5120];
+/// Widths: mostly the compiled streaming widths, sometimes a wide one.
+const WIDE: &[usize] = &[5, 8, 9, 16, 17, 32, 64];
+
+fn pick<V: Copy>(rng: &mut Rng, values: &[V]) -> V {
+    values[rng.range(0, values.len() - 1)]
+}
+
+/// An anchor, exact half the time, else moved by up to ±9.
+fn near(rng: &mut Rng, anchor: usize) -> usize {
+    match rng.range(0, 1) {
+        0 => anchor,
+        _ => (anchor + rng.range(0, 18)).saturating_sub(9).max(1),
+    }
+}
+
+/// A shape of about 2^u elements, u uniform in [0, log2_max] (in the top four one time in
+/// four: the large problems' plans): batch 1..8, dim near an anchor, seqlen what is left,
+/// moved by up to ±3 half the time.
+fn random_shape(rng: &mut Rng, log2_max: usize) -> Shape {
+    let low = if rng.range(0, 3) == 0 { log2_max - 3 } else { 0 };
+    let elements = 1usize << rng.range(low, log2_max);
+    let batch = rng.range(1, 8);
+    let anchor = pick(rng, DIM_ANCHORS);
+    let dim = near(rng, anchor).min(elements);
+    let rows = (elements / (batch * dim)).max(1);
+    let seqlen = match rng.range(0, 1) {
+        0 => rows,
+        _ => (rows + rng.range(0, 6)).saturating_sub(3).max(1),
+    };
+    let width = match rng.range(0, 9) {
+        0..=4 => 4,
+        5..=7 => rng.range(1, 3),
+        _ => pick(rng, WIDE),
+    };
+    Shape::new(batch, dim, seqlen, width)
+}
+
+/// Forward of `shape` with `options` (bias when `bias`) against the f64 reference, on fresh
+/// inputs with a NaN-poisoned output.
+fn check_forward<T: Element>(device: &Device, shape: Shape, options: Options, bias: bool, rng: &mut Rng) {
+    let stream = device.stream().unwrap();
+    let (x, w, b): (Vec<T>, Vec<T>, Vec<T>) = (rng.vec(shape.x_len()), rng.vec(shape.w_len()), rng.vec(shape.dim));
+    let (x_dev, w_dev, b_dev) =
+        (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap(), device.upload(&stream, &b).unwrap());
+    let mut y = device.upload(&stream, &vec![nan::<T>(); shape.x_len()]).unwrap();
+    let mut conv = CausalConv1d::<T>::with_options(device, shape, options).unwrap();
+    match bias {
+        true => conv.forward_with_bias(&stream, &x_dev, &w_dev, &b_dev, &mut y).unwrap(),
+        false => conv.forward(&stream, &x_dev, &w_dev, &mut y).unwrap(),
+    }
+    let silu = options.activation == Activation::Silu;
+    let want = reference_conv(&shape, options.layout, &x, &w, bias.then_some(&b[..]), silu);
+    let got = y.to_vec(&stream).unwrap();
+    common::assert_accurate(&got, &want, format_args!("forward {shape:?} {options:?} bias {bias} on {}", device.id()));
+}
+
+fn forward_round(device: &Device, shape: Shape, rng: &mut Rng) {
+    let algorithm = pick(rng, &[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
+    let layout = pick(rng, &[Layout::ChannelFirst, Layout::ChannelLast]);
+    let silu = rng.range(0, 1) == 1;
+    let activation = if silu { Activation::Silu } else { Activation::Identity };
+    let options = Options { algorithm, layout, activation };
+    let bias = rng.range(0, 1) == 1;
+    match rng.range(0, 2) {
+        0 => check_forward::<f16>(device, shape, options, bias, rng),
+        1 => check_forward::<bf16>(device, shape, options, bias, rng),
+        _ => check_forward::<f32>(device, shape, options, bias, rng),
+    }
+}
+
+/// Packed lengths that add up to about `shape`'s tokens: `shape.batch` sequences, some
+/// empty, some shorter than the history.
+fn packed_lengths(rng: &mut Rng, shape: Shape) -> Vec<usize> {
+    let mean = shape.seqlen;
+    let mut lengths: Vec<usize> = (0..shape.batch)
+        .map(|_| match rng.range(0, 5) {
+            0 => 0,
+            1 => rng.range(1, shape.width),
+            _ => rng.range(1, 2 * mean),
+        })
+        .collect();
+    lengths[0] = lengths[0].max(1); // at least one token
+    lengths
+}
+
+fn backward_round(device: &Device, shape: Shape, deterministic: bool, rng: &mut Rng) {
+    let rows = match rng.range(0, 4) {
+        0 => Rows::packed(&packed_lengths(rng, shape), shape.dim, shape.width),
+        _ => Rows::batch(shape),
+    };
+    let case = Case {
+        rows,
+        layout: pick(rng, &LAYOUTS),
+        silu: rng.range(0, 1) == 1,
+        with: With::from_bits(rng.range(0, 63) as u32),
+    };
+    let dtype = pick(rng, &DTYPES);
+    check_dtype(dtype, device, &case, rng);
+    if deterministic {
+        match dtype {
+            hipconv::DType::F16 => assert_deterministic::<f16>(device, &case, rng),
+            hipconv::DType::BF16 => assert_deterministic::<bf16>(device, &case, rng),
+            hipconv::DType::F32 => assert_deterministic::<f32>(device, &case, rng),
+        }
+    }
+}
+
+#[test]
+fn random_sizes_across_the_plans_match_the_references() {
+    let mut rng = Rng::new(fresh_seed("random_sizes_across_the_plans_match_the_references"));
+    let rounds_env = std::env::var("HIPCONV_FUZZ_ROUNDS").ok().and_then(|v| v.parse::<usize>().ok());
+    for device in devices("random_sizes_across_the_plans_match_the_references") {
+        // The host backend runs debug builds in CI: small shapes there.
+        let (rounds, log2_max) =
+            if device.is_gpu() { (rounds_env.unwrap_or(40), 25) } else { (rounds_env.unwrap_or(12), 20) };
+        for round in 0..rounds {
+            let shape = random_shape(&mut rng, log2_max);
+            match rng.range(0, 1) {
+                0 => forward_round(&device, shape, &mut rng),
+                _ => backward_round(&device, shape, round % 5 == 0, &mut rng),
+            }
+        }
+    }
+}
