@@ -2,17 +2,25 @@
 //! to 2^25 (the backward's f32 tiles lengthen from 2^24, its runs and reductions change with
 //! the number of tiles, the forward's tiles with the rows a wave covers), channels near the
 //! 128-channel groups and around 16-byte vectors, rows near tiles and runs. Each round draws
-//! a forward (Auto, Direct or FusedGemm) or a backward (batch or packed, random optional
-//! parts, every fifth round also run three times for bitwise determinism), in a random
-//! dtype, layout and activation, and checks it against the f64 references; the failure
-//! message names the configuration, and HIPCONV_TEST_SEED replays a run.
-//! HIPCONV_FUZZ_ROUNDS sets the rounds (default 12 small ones on the host, 40 on a GPU).
+//! one of:
+//! - a forward (Auto, Direct or FusedGemm);
+//! - a backward (batch or packed, random optional parts; every fifth round also run three
+//!   times for bitwise determinism);
+//! - a forward with states cut into two chunks, or a packed batch of random lengths;
+//! - a decode loop at serving sizes (up to 256 rows of up to 5120 channels, 1-8 tokens a
+//!   step, shifting or circular states, a padding row).
+//!
+//! Each is in a random dtype, layout and activation, and is checked against the f64
+//! references. The failure message names the configuration, and HIPCONV_TEST_SEED replays
+//! a run. HIPCONV_FUZZ_ROUNDS sets the rounds (default 12 small ones on the host, 60 on a
+//! GPU).
 
 mod common;
 
 use common::backward::{assert_deterministic, check_dtype, Case, Rows, With, DTYPES, LAYOUTS};
+use common::sequences::{check_chunked, check_decode, check_varlen, DecodeCase, VarlenCase};
 use common::{devices, fresh_seed, nan, reference_conv, Rng};
-use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
+use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape, UpdateShape};
 use hipconv::half::{bf16, f16};
 use hipconv::{Device, Element};
 
@@ -74,12 +82,16 @@ fn check_forward<T: Element>(device: &Device, shape: Shape, options: Options, bi
     common::assert_accurate(&got, &want, format_args!("forward {shape:?} {options:?} bias {bias} on {}", device.id()));
 }
 
-fn forward_round(device: &Device, shape: Shape, rng: &mut Rng) {
+/// Auto twice as often as each of the others, a random layout and activation.
+fn random_options(rng: &mut Rng) -> Options {
     let algorithm = pick(rng, &[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
     let layout = pick(rng, &[Layout::ChannelFirst, Layout::ChannelLast]);
-    let silu = rng.range(0, 1) == 1;
-    let activation = if silu { Activation::Silu } else { Activation::Identity };
-    let options = Options { algorithm, layout, activation };
+    let activation = if rng.range(0, 1) == 1 { Activation::Silu } else { Activation::Identity };
+    Options { algorithm, layout, activation }
+}
+
+fn forward_round(device: &Device, shape: Shape, rng: &mut Rng) {
+    let options = random_options(rng);
     let bias = rng.range(0, 1) == 1;
     match rng.range(0, 2) {
         0 => check_forward::<f16>(device, shape, options, bias, rng),
@@ -101,6 +113,56 @@ fn packed_lengths(rng: &mut Rng, shape: Shape) -> Vec<usize> {
         .collect();
     lengths[0] = lengths[0].max(1); // at least one token
     lengths
+}
+
+/// Calls `check::<T>(args)` for a random dtype T.
+macro_rules! in_random_dtype {
+    ($rng:expr, $check:ident($($arg:expr),*)) => {
+        match $rng.range(0, 2) {
+            0 => $check::<f16>($($arg),*),
+            1 => $check::<bf16>($($arg),*),
+            _ => $check::<f32>($($arg),*),
+        }
+    };
+}
+
+/// A forward with states cut into two chunks at a random time, or `shape.batch` packed
+/// sequences of random lengths.
+fn sequences_round(device: &Device, shape: Shape, rng: &mut Rng) {
+    let options = random_options(rng);
+    if rng.range(0, 1) == 0 && shape.seqlen >= 2 {
+        let cut = rng.range(1, shape.seqlen - 1);
+        in_random_dtype!(rng, check_chunked(device, shape, options, cut, rng));
+    } else {
+        let case = VarlenCase {
+            lengths: packed_lengths(rng, shape),
+            dim: shape.dim,
+            width: shape.width,
+            algorithm: options.algorithm,
+            layout: options.layout,
+            initial: rng.range(0, 1) == 1,
+            silu: options.activation == Activation::Silu,
+        };
+        in_random_dtype!(rng, check_varlen(device, &case, rng));
+    }
+}
+
+/// A decode loop at serving sizes: up to `max_batch` rows (more slots than rows, states
+/// longer than the history), `shape`'s dim and width, 1-8 tokens a step.
+fn decode_round(device: &Device, shape: Shape, max_batch: usize, rng: &mut Rng) {
+    let batch = rng.range(1, max_batch);
+    let tokens = if rng.range(0, 3) == 0 { rng.range(5, 8) } else { rng.range(1, 4) };
+    let update = UpdateShape::new(batch, shape.dim, tokens, shape.width)
+        .slots(batch + rng.range(0, 3), shape.width - 1 + rng.range(0, 3));
+    let case = DecodeCase {
+        shape: update,
+        steps: rng.range(1, 3),
+        circular: rng.range(0, 1) == 1,
+        padding: rng.range(0, 1) == 1,
+        layout: pick(rng, &[Layout::ChannelFirst, Layout::ChannelLast]),
+        silu: rng.range(0, 1) == 1,
+    };
+    in_random_dtype!(rng, check_decode(device, case, rng));
 }
 
 fn backward_round(device: &Device, shape: Shape, deterministic: bool, rng: &mut Rng) {
@@ -131,13 +193,15 @@ fn random_sizes_across_the_plans_match_the_references() {
     let rounds_env = std::env::var("HIPCONV_FUZZ_ROUNDS").ok().and_then(|v| v.parse::<usize>().ok());
     for device in devices("random_sizes_across_the_plans_match_the_references") {
         // The host backend runs debug builds in CI: small shapes there.
-        let (rounds, log2_max) =
-            if device.is_gpu() { (rounds_env.unwrap_or(40), 25) } else { (rounds_env.unwrap_or(12), 20) };
+        let (rounds, log2_max, max_batch) =
+            if device.is_gpu() { (rounds_env.unwrap_or(60), 25, 256) } else { (rounds_env.unwrap_or(12), 20, 32) };
         for round in 0..rounds {
             let shape = random_shape(&mut rng, log2_max);
-            match rng.range(0, 1) {
+            match rng.range(0, 3) {
                 0 => forward_round(&device, shape, &mut rng),
-                _ => backward_round(&device, shape, round % 5 == 0, &mut rng),
+                1 => backward_round(&device, shape, round % 5 == 0, &mut rng),
+                2 => sequences_round(&device, shape, &mut rng),
+                _ => decode_round(&device, shape, max_batch, &mut rng),
             }
         }
     }
