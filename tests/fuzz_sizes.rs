@@ -82,6 +82,17 @@ fn check_forward<T: Element>(device: &Device, shape: Shape, options: Options, bi
     common::assert_accurate(&got, &want, format_args!("forward {shape:?} {options:?} bias {bias} on {}", device.id()));
 }
 
+/// Calls `check::<T>(args)` for a random dtype T.
+macro_rules! in_random_dtype {
+    ($rng:expr, $check:ident($($arg:expr),*)) => {
+        match $rng.range(0, 2) {
+            0 => $check::<f16>($($arg),*),
+            1 => $check::<bf16>($($arg),*),
+            _ => $check::<f32>($($arg),*),
+        }
+    };
+}
+
 /// Auto twice as often as each of the others, a random layout and activation.
 fn random_options(rng: &mut Rng) -> Options {
     let algorithm = pick(rng, &[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
@@ -93,11 +104,7 @@ fn random_options(rng: &mut Rng) -> Options {
 fn forward_round(device: &Device, shape: Shape, rng: &mut Rng) {
     let options = random_options(rng);
     let bias = rng.range(0, 1) == 1;
-    match rng.range(0, 2) {
-        0 => check_forward::<f16>(device, shape, options, bias, rng),
-        1 => check_forward::<bf16>(device, shape, options, bias, rng),
-        _ => check_forward::<f32>(device, shape, options, bias, rng),
-    }
+    in_random_dtype!(rng, check_forward(device, shape, options, bias, rng));
 }
 
 /// Packed lengths that add up to about `shape`'s tokens: `shape.batch` sequences, some
@@ -113,17 +120,6 @@ fn packed_lengths(rng: &mut Rng, shape: Shape) -> Vec<usize> {
         .collect();
     lengths[0] = lengths[0].max(1); // at least one token
     lengths
-}
-
-/// Calls `check::<T>(args)` for a random dtype T.
-macro_rules! in_random_dtype {
-    ($rng:expr, $check:ident($($arg:expr),*)) => {
-        match $rng.range(0, 2) {
-            0 => $check::<f16>($($arg),*),
-            1 => $check::<bf16>($($arg),*),
-            _ => $check::<f32>($($arg),*),
-        }
-    };
 }
 
 /// A forward with states cut into two chunks at a random time, or `shape.batch` packed
@@ -192,7 +188,7 @@ fn random_sizes_across_the_plans_match_the_references() {
     let mut rng = Rng::new(fresh_seed("random_sizes_across_the_plans_match_the_references"));
     let rounds_env = std::env::var("HIPCONV_FUZZ_ROUNDS").ok().and_then(|v| v.parse::<usize>().ok());
     for device in devices("random_sizes_across_the_plans_match_the_references") {
-        // The host backend runs debug builds in CI: small shapes there.
+        // The host backend is far slower than a GPU: smaller shapes and batches there.
         let (rounds, log2_max, max_batch) =
             if device.is_gpu() { (rounds_env.unwrap_or(60), 25, 256) } else { (rounds_env.unwrap_or(12), 20, 32) };
         for round in 0..rounds {
