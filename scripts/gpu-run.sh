@@ -56,7 +56,8 @@ if command -v compute-sanitizer >/dev/null; then
     for t in tests/fuzz-*; do
         step memcheck-fuzz env HIPCONV_FUZZ_ROUNDS=20 compute-sanitizer --tool memcheck --error-exitcode 9 "$t"
     done
-    # Random sizes across the forward's and the backward's plans (up to 2^25 elements).
+    # conv1d at random sizes across the plans, up to 2^25 elements (forward, backward, chunks,
+    # packed batches, decode).
     for t in tests/fuzz_sizes-*; do
         for tool in memcheck racecheck; do
             step "$tool-fuzz_sizes" env HIPCONV_FUZZ_ROUNDS=12 compute-sanitizer --tool $tool --error-exitcode 9 "$t"
