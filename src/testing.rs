@@ -29,6 +29,11 @@ impl Rng {
         lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
     }
 
+    /// One of `values`, uniformly (`values` must not be empty).
+    pub fn pick<V: Copy>(&mut self, values: &[V]) -> V {
+        values[self.range(0, values.len() - 1)]
+    }
+
     /// Uniform in [-1, 1).
     pub fn unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0

@@ -16,14 +16,10 @@ const DIMS: [usize; 7] = [1, 3, 8, 9, 63, 64, 65];
 const WIDTHS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 33, 64];
 const BATCHES: [usize; 3] = [1, 2, 3];
 
-fn pick<V: Copy>(rng: &mut Rng, values: &[V]) -> V {
-    values[rng.range(0, values.len() - 1)]
-}
-
 /// A case of `shape` with random layout, activation and optional parts.
 fn random_case(rng: &mut Rng, shape: Shape) -> Case {
     let with = With::from_bits(rng.range(0, 63) as u32);
-    Case { rows: Rows::batch(shape), layout: pick(rng, &LAYOUTS), silu: rng.range(0, 1) == 1, with }
+    Case { rows: Rows::batch(shape), layout: rng.pick(&LAYOUTS), silu: rng.range(0, 1) == 1, with }
 }
 
 #[test]
@@ -33,16 +29,16 @@ fn gradients_match_the_reference_at_every_edge() {
         // Each listed size in every dtype once per run, with the other sizes and the options drawn.
         let mut shapes = Vec::new();
         for seqlen in SEQLENS {
-            shapes.push(Shape::new(pick(&mut rng, &BATCHES), pick(&mut rng, &DIMS), seqlen, pick(&mut rng, &WIDTHS)));
+            shapes.push(Shape::new(rng.pick(&BATCHES), rng.pick(&DIMS), seqlen, rng.pick(&WIDTHS)));
         }
         for dim in DIMS {
-            shapes.push(Shape::new(pick(&mut rng, &BATCHES), dim, pick(&mut rng, &SEQLENS), pick(&mut rng, &WIDTHS)));
+            shapes.push(Shape::new(rng.pick(&BATCHES), dim, rng.pick(&SEQLENS), rng.pick(&WIDTHS)));
         }
         for width in WIDTHS {
-            shapes.push(Shape::new(pick(&mut rng, &BATCHES), pick(&mut rng, &DIMS), pick(&mut rng, &SEQLENS), width));
+            shapes.push(Shape::new(rng.pick(&BATCHES), rng.pick(&DIMS), rng.pick(&SEQLENS), width));
         }
         for batch in BATCHES {
-            shapes.push(Shape::new(batch, pick(&mut rng, &DIMS), pick(&mut rng, &SEQLENS), pick(&mut rng, &WIDTHS)));
+            shapes.push(Shape::new(batch, rng.pick(&DIMS), rng.pick(&SEQLENS), rng.pick(&WIDTHS)));
         }
         for shape in shapes {
             for dtype in DTYPES {
@@ -58,8 +54,8 @@ fn every_dtype_layout_and_option_matches_the_reference() {
     let mut rng = Rng::new(fresh_seed("every_dtype_layout_and_option_matches_the_reference"));
     for device in devices("every_dtype_layout_and_option_matches_the_reference") {
         let small_shape = |rng: &mut Rng| {
-            let (dim, seqlen) = (pick(rng, &DIMS[..5]), pick(rng, &SEQLENS[..9]));
-            Shape::new(pick(rng, &BATCHES), dim, seqlen, pick(rng, &WIDTHS[..6]))
+            let (dim, seqlen) = (rng.pick(&DIMS[..5]), rng.pick(&SEQLENS[..9]));
+            Shape::new(rng.pick(&BATCHES), dim, seqlen, rng.pick(&WIDTHS[..6]))
         };
         // Every combination of bias, states, dbias, dinitial_states and native gradients.
         for bits in 0..64 {

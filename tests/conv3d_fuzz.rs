@@ -24,7 +24,7 @@ const HOST_MACS: usize = 3_000_000;
 /// One of `anchors`, kept as it is two times in three (the fast paths want multiples of 8),
 /// otherwise moved by −2 ..= +2 (at least `min`).
 fn near(rng: &mut Rng, anchors: &[usize], min: usize) -> usize {
-    let anchor = anchors[rng.range(0, anchors.len() - 1)];
+    let anchor = rng.pick(anchors);
     if rng.range(0, 2) != 0 {
         return anchor.max(min);
     }

@@ -4,53 +4,11 @@
 
 mod common;
 
+use common::forward::{assert_accurate, Case};
 use common::{devices, fresh_seed, gpu_device, index, nan, reference_conv, rel_norm_error, tolerance, Rng};
 use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Device, Element};
-
-/// One forward configuration.
-#[derive(Clone, Copy, Debug)]
-struct Case {
-    shape: Shape,
-    options: Options,
-    bias: bool,
-}
-
-impl Case {
-    fn new(shape: Shape, algorithm: Algorithm, layout: Layout, epilogue: bool) -> Case {
-        let activation = if epilogue { Activation::Silu } else { Activation::Identity };
-        let options = Options { algorithm, layout, activation };
-        Case { shape, options, bias: epilogue }
-    }
-}
-
-/// Runs `case` on fresh random inputs with a NaN-poisoned output; returns the output and
-/// its f64 reference.
-fn forward_output<T: Element>(device: &Device, case: Case, rng: &mut Rng) -> (Vec<T>, Vec<f64>) {
-    let s = case.shape;
-    let stream = device.stream().unwrap();
-    let (x_host, w_host, b_host): (Vec<T>, Vec<T>, Vec<T>) = (rng.vec(s.x_len()), rng.vec(s.w_len()), rng.vec(s.dim));
-    let x = device.upload(&stream, &x_host).unwrap();
-    let w = device.upload(&stream, &w_host).unwrap();
-    let bias = device.upload(&stream, &b_host).unwrap();
-    let mut y = device.upload(&stream, &vec![nan::<T>(); s.x_len()]).unwrap();
-    let mut conv = CausalConv1d::<T>::with_options(device, s, case.options).unwrap();
-    match case.bias {
-        true => conv.forward_with_bias(&stream, &x, &w, &bias, &mut y).unwrap(),
-        false => conv.forward(&stream, &x, &w, &mut y).unwrap(),
-    }
-    let silu = case.options.activation == Activation::Silu;
-    let reference = reference_conv(&s, case.options.layout, &x_host, &w_host, case.bias.then_some(&b_host[..]), silu);
-    (y.to_vec(&stream).unwrap(), reference)
-}
-
-/// `case` within its dtype's relative norm error and largest error (an element left
-/// unwritten fails both).
-fn assert_accurate<T: Element>(device: &Device, case: Case, rng: &mut Rng) {
-    let (got, want) = forward_output::<T>(device, case, rng);
-    common::assert_accurate(&got, &want, format_args!("{case:?} on {}", device.id()));
-}
+use hipconv::Device;
 
 /// The algorithms that take every dtype, layout, bias and activation.
 const FAST_PATHS: [Algorithm; 2] = [Algorithm::Direct, Algorithm::FusedGemm];

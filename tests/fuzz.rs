@@ -21,7 +21,7 @@ const SEQLENS: &[usize] = &[1, 8, 256, 512, 1024, 2048];
 
 /// One of `anchors`, moved by −2 ..= +2 (at least `min`).
 fn near(rng: &mut Rng, anchors: &[usize], min: usize) -> usize {
-    let anchor = anchors[rng.range(0, anchors.len() - 1)];
+    let anchor = rng.pick(anchors);
     (anchor + rng.range(0, 4)).saturating_sub(2).max(min)
 }
 

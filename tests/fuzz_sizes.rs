@@ -18,20 +18,17 @@
 mod common;
 
 use common::backward::{assert_deterministic, check_dtype, Case, Rows, With, DTYPES, LAYOUTS};
+use common::forward::{self, assert_accurate};
 use common::sequences::{check_chunked, check_decode, check_varlen, DecodeCase, VarlenCase};
-use common::{devices, fresh_seed, nan, reference_conv, Rng};
-use hipconv::conv1d::{Activation, Algorithm, CausalConv1d, Layout, Options, Shape, UpdateShape};
+use common::{devices, fresh_seed, Rng};
+use hipconv::conv1d::{Activation, Algorithm, Layout, Options, Shape, UpdateShape};
 use hipconv::half::{bf16, f16};
-use hipconv::{Device, Element};
+use hipconv::Device;
 
 /// Channel counts near which the kernels' groups and vectors change.
 const DIM_ANCHORS: &[usize] = &[1, 8, 64, 128, 256, 768, 1024, 2048, 4096, 5120];
 /// Widths: mostly the compiled streaming widths, sometimes a wide one.
 const WIDE: &[usize] = &[5, 8, 9, 16, 17, 32, 64];
-
-fn pick<V: Copy>(rng: &mut Rng, values: &[V]) -> V {
-    values[rng.range(0, values.len() - 1)]
-}
 
 /// An anchor, exact half the time, else moved by up to ±9.
 fn near(rng: &mut Rng, anchor: usize) -> usize {
@@ -48,7 +45,7 @@ fn random_shape(rng: &mut Rng, log2_max: usize) -> Shape {
     let low = if rng.range(0, 3) == 0 { log2_max - 3 } else { 0 };
     let elements = 1usize << rng.range(low, log2_max);
     let batch = rng.range(1, 8);
-    let anchor = pick(rng, DIM_ANCHORS);
+    let anchor = rng.pick(DIM_ANCHORS);
     let dim = near(rng, anchor).min(elements);
     let rows = (elements / (batch * dim)).max(1);
     let seqlen = match rng.range(0, 1) {
@@ -58,28 +55,9 @@ fn random_shape(rng: &mut Rng, log2_max: usize) -> Shape {
     let width = match rng.range(0, 9) {
         0..=4 => 4,
         5..=7 => rng.range(1, 3),
-        _ => pick(rng, WIDE),
+        _ => rng.pick(WIDE),
     };
     Shape::new(batch, dim, seqlen, width)
-}
-
-/// Forward of `shape` with `options` (bias when `bias`) against the f64 reference, on fresh
-/// inputs with a NaN-poisoned output.
-fn check_forward<T: Element>(device: &Device, shape: Shape, options: Options, bias: bool, rng: &mut Rng) {
-    let stream = device.stream().unwrap();
-    let (x, w, b): (Vec<T>, Vec<T>, Vec<T>) = (rng.vec(shape.x_len()), rng.vec(shape.w_len()), rng.vec(shape.dim));
-    let (x_dev, w_dev, b_dev) =
-        (device.upload(&stream, &x).unwrap(), device.upload(&stream, &w).unwrap(), device.upload(&stream, &b).unwrap());
-    let mut y = device.upload(&stream, &vec![nan::<T>(); shape.x_len()]).unwrap();
-    let mut conv = CausalConv1d::<T>::with_options(device, shape, options).unwrap();
-    match bias {
-        true => conv.forward_with_bias(&stream, &x_dev, &w_dev, &b_dev, &mut y).unwrap(),
-        false => conv.forward(&stream, &x_dev, &w_dev, &mut y).unwrap(),
-    }
-    let silu = options.activation == Activation::Silu;
-    let want = reference_conv(&shape, options.layout, &x, &w, bias.then_some(&b[..]), silu);
-    let got = y.to_vec(&stream).unwrap();
-    common::assert_accurate(&got, &want, format_args!("forward {shape:?} {options:?} bias {bias} on {}", device.id()));
 }
 
 /// Calls `check::<T>(args)` for a random dtype T.
@@ -95,16 +73,15 @@ macro_rules! in_random_dtype {
 
 /// Auto twice as often as each of the others, a random layout and activation.
 fn random_options(rng: &mut Rng) -> Options {
-    let algorithm = pick(rng, &[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
-    let layout = pick(rng, &[Layout::ChannelFirst, Layout::ChannelLast]);
+    let algorithm = rng.pick(&[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
+    let layout = rng.pick(&[Layout::ChannelFirst, Layout::ChannelLast]);
     let activation = if rng.range(0, 1) == 1 { Activation::Silu } else { Activation::Identity };
     Options { algorithm, layout, activation }
 }
 
 fn forward_round(device: &Device, shape: Shape, rng: &mut Rng) {
-    let options = random_options(rng);
-    let bias = rng.range(0, 1) == 1;
-    in_random_dtype!(rng, check_forward(device, shape, options, bias, rng));
+    let case = forward::Case { shape, options: random_options(rng), bias: rng.range(0, 1) == 1 };
+    in_random_dtype!(rng, assert_accurate(device, case, rng));
 }
 
 /// Packed lengths that add up to about `shape`'s tokens: `shape.batch` sequences, some
@@ -155,7 +132,7 @@ fn decode_round(device: &Device, shape: Shape, max_batch: usize, rng: &mut Rng) 
         steps: rng.range(1, 3),
         circular: rng.range(0, 1) == 1,
         padding: rng.range(0, 1) == 1,
-        layout: pick(rng, &[Layout::ChannelFirst, Layout::ChannelLast]),
+        layout: rng.pick(&[Layout::ChannelFirst, Layout::ChannelLast]),
         silu: rng.range(0, 1) == 1,
     };
     in_random_dtype!(rng, check_decode(device, case, rng));
@@ -168,11 +145,11 @@ fn backward_round(device: &Device, shape: Shape, deterministic: bool, rng: &mut 
     };
     let case = Case {
         rows,
-        layout: pick(rng, &LAYOUTS),
+        layout: rng.pick(&LAYOUTS),
         silu: rng.range(0, 1) == 1,
         with: With::from_bits(rng.range(0, 63) as u32),
     };
-    let dtype = pick(rng, &DTYPES);
+    let dtype = rng.pick(&DTYPES);
     check_dtype(dtype, device, &case, rng);
     if deterministic {
         match dtype {

@@ -5,6 +5,7 @@
 
 pub mod backward;
 pub mod conv3d;
+pub mod forward;
 pub mod sequences;
 
 #[allow(unused_imports)] // each test binary uses its own subset
