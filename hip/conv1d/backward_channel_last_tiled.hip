@@ -15,12 +15,12 @@
  *
  *   TMA (an sm_90 build, the maps encoded: launch_width): thread 0 copies a tile as two
  *     boxes of a 3-D map [batch][seqlen][dim] (zeros outside x and dy), their bytes counted
- *     on the buffer's mbarrier `landed`; x's box goes kBuffers-1 tiles ahead, dy's
- *     kBuffers-2. A thread writes dx(t0+r) over dy's row r, read already, and after the
- *     next barrier thread 0 stores the kTimes dx rows as one box, which the unit clips at
- *     seqlen and dim: no address, bounds test or store per time in the walk. dy's buffer
- *     takes its next box once that store has read it (a tile later, hence one tile less
- *     ahead than x).
+ *     on the buffer's mbarrier `landed`; both go one tile ahead of the walk: the next
+ *     tile's boxes are issued as the current tile's walk starts. A thread writes dx(t0+r)
+ *     over dy's row r, read already, and after the next barrier thread 0 stores the kTimes
+ *     dx rows as one box, which the unit clips at seqlen and dim: no address, bounds test or
+ *     store per time in the walk. A buffer takes its next boxes once that store has read
+ *     it: the third buffer gives the store a tile's walk for that.
  *   elsewhere (AMD, sm_80, no encoder): every thread copies 16-byte vectors (cp.async on
  *     sm_80+), the kBuffers-1 tiles after the one being walked in flight, and stores its
  *     dx straight to global memory (a wave's 32 channels: 64 contiguous bytes a row).
@@ -62,7 +62,12 @@
  * (12 x 4, 16 x 4, 24 x 3, 8 x 6) 204.5-215.7 / 256.9-281.1, of 256 channels (8 x 4,
  * 12 x 3, 16 x 3) 209.6-215.5 / 254.3-267.4. Under ncu the landed shape reads x and dy once
  * (537 MB of DRAM reads at (8,4096,2048,4), against 574 for backward_channel_last.hip) at
- * 84% of DRAM peak, as that kernel runs.
+ * 84% of DRAM peak, as that kernel runs. x's boxes one tile ahead instead of two (with dy's;
+ * seventy-seventh session, H200, f32 with bias + SiLU, two calls): (8,4096,2048,4)
+ * 197.2-201.9 against 197.8-205.9 us, where the blocks' last end came 9.5 us after their
+ * median instead of 13.3 (scripts/dev/timeline_backward.sh: with less in flight a block
+ * runs ahead of the others less); (4,5120,4096,4) 247.8-249.4 against 249.0-251.3; smaller
+ * f32 shapes -0.3 to -3.4%, 16-bit +0.4 to -1.9%.
  */
 #include "backward.h"
 #include "block_copy.h"
@@ -266,16 +271,14 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
 #endif
         // The copies of the kBuffers-1 tiles after the one being walked are in flight: one
         // group of copies is committed per tile (empty past the run's first tile). With TMA
-        // the x boxes of kBuffers-1 tiles and the dy boxes of kBuffers-2 are issued here, once
-        // the last run's dx stores have read their buffers.
+        // the run's first tile's boxes are issued here, once the last run's dx stores have
+        // read their buffers.
         if (kUseTma) {
 #if HIPCONV_HAS_TMA
             if (tid == 0) {
                 tma::wait_stores_read<0>();
-                for (int j = 0; j + 1 < kBuffers && end_tile - 1 - j >= first_tile; ++j) {
-                    stage_x_box(end_tile - 1 - j, j);
-                    if (j + 2 < kBuffers) stage_dy_box(end_tile - 1 - j, j);
-                }
+                stage_x_box(end_tile - 1, 0);
+                stage_dy_box(end_tile - 1, 0);
             }
 #endif
         } else {
@@ -298,17 +301,15 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             if (kUseTma) {
 #if HIPCONV_HAS_TMA
                 // Every thread is done with the tile before (its dx rows written and fenced):
-                // its dx goes out, its x buffer takes the x box of the tile kBuffers-1 ahead,
-                // and the dy box of the tile kBuffers-2 ahead goes into the buffer whose dx
-                // store (one tile ago) has been read.
+                // its dx goes out, and the next tile's boxes go into the buffer after this
+                // one, whose dx store (kBuffers-2 tiles ago) has read it.
                 __syncthreads();
                 if (tid == 0) {
-                    const int before = (buf + kBuffers - 1) % kBuffers;
-                    if (tile + 1 < end_tile) store_dx_box(tile + 1, before);
-                    if (tile - (kBuffers - 1) >= first_tile) stage_x_box(tile - (kBuffers - 1), before);
-                    if (tile - (kBuffers - 2) >= first_tile) {
-                        tma::wait_stores_read<1>();
-                        stage_dy_box(tile - (kBuffers - 2), (buf + kBuffers - 2) % kBuffers);
+                    if (tile + 1 < end_tile) store_dx_box(tile + 1, (buf + kBuffers - 1) % kBuffers);
+                    if (tile - 1 >= first_tile) {
+                        tma::wait_stores_read<kBuffers - 2>();
+                        stage_x_box(tile - 1, (buf + 1) % kBuffers);
+                        stage_dy_box(tile - 1, (buf + 1) % kBuffers);
                     }
                 }
                 tma::wait_barrier(landed + buf, (parities >> buf) & 1u);

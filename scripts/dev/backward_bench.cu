@@ -10,7 +10,9 @@
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
 // the same arithmetic). `clf32` checks and times channel-last f32 alone. `profile cf|cl
 // f16|bf16|f32 B D L` instead launches one shape twice without a graph, for ncu
-// (--launch-skip 1 --launch-count 1); `time cf|cl f16|bf16|f32 B D L` checks and times one.
+// (--launch-skip 1 --launch-count 1); `time cf|cl f16|bf16|f32 B D L` checks and times one;
+// `timeline cl f16|bf16|f32 B D L`, in a build by scripts/dev/timeline_backward.sh, prints when
+// the tiled channel-last kernel's blocks end in graph replay.
 // Build here (the backward's sources, each its own object), run on the GPU:
 //   for f in backward backward_channel_first backward_channel_last backward_channel_last_tiled \
 //            backward_generic; do nvcc -std=c++17 -O3 -x cu -DHIPCONV_PLATFORM_NVIDIA \
@@ -34,6 +36,12 @@
 #include "device_random.h"  // fill, device_random, download, fnv
 #include "graph_timing.h"   // CK, graph_median_us
 #include "hipconv/conv1d.h"
+#ifdef TIMELINE_BENCH
+#define TIMELINE_TYPES_ONLY
+#include "timeline.h"
+void timeline_reset();                                           // in the instrumented kernel's object
+unsigned timeline_download(TimelineRecord *out, unsigned capacity);  // (scripts/dev/timeline_backward.sh)
+#endif
 
 // A dtype's element type, name, host conversion to fp32 and entry points.
 #define BENCH_DTYPE(Name, Element, suffix, to_f32)                                                    \
@@ -202,6 +210,60 @@ template <typename Dt> void profile(int B, int D, int L, bool last, cudaStream_t
     printf("profiled %s (%d,%d,%d,4) %s silu\n", Dt::kName, B, D, L, last ? "cl" : "cf");
 }
 
+#ifdef TIMELINE_BENCH
+// The tiled channel-last kernel's blocks in graph replay (scripts/dev/timeline_backward.sh
+// builds it instrumented): one graph of a backward per rotating set, replayed 5 times; then,
+// over the launches of the last 4 replays (in start order, `grid` blocks each), the median
+// of each launch's span (first block start to last block end), of its blocks' median and
+// last ends after its start, of its last block's start, and of the gap from its last end to
+// the next launch's first start. Launches do not overlap (each waits for the reduction
+// before it), so sorted by start each launch's blocks come together.
+template <typename Dt> void timeline(int B, int D, int L, cudaStream_t stream) {
+    using T = typename Dt::T;
+    const int sets = std::max(2, (int)std::ceil(150e6 / (3.0 * B * D * L * sizeof(T))));
+    Problem<Dt> pr(B, D, L, 4, sets, false, true);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    for (int s = 0; s < sets; ++s) pr.run(s, stream);
+    CK(cudaStreamEndCapture(stream, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    CK(cudaGraphLaunch(exec, stream));
+    CK(cudaStreamSynchronize(stream));
+    timeline_reset();
+    const int replays = 4, launches = replays * sets;
+    for (int r = 0; r < replays; ++r) CK(cudaGraphLaunch(exec, stream));
+    CK(cudaStreamSynchronize(stream));
+    std::vector<TimelineRecord> rec(kTimelineCapacity);
+    rec.resize(timeline_download(rec.data(), kTimelineCapacity));
+    std::sort(rec.begin(), rec.end(), [](const TimelineRecord &a, const TimelineRecord &b) { return a.start < b.start; });
+    const size_t grid = rec.size() / launches;
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    std::vector<double> span, mid_end, first_end, gap, start_spread;
+    for (int l = 0; l < launches; ++l) {
+        std::vector<double> ends;
+        const auto begin = rec.begin() + l * grid;
+        const double t0 = begin->start;
+        double last = 0;
+        for (size_t i = 0; i < grid; ++i) ends.push_back(begin[i].end - t0), last = std::max(last, ends.back());
+        span.push_back(last * 1e-3);
+        mid_end.push_back(median(ends) * 1e-3);
+        first_end.push_back(*std::min_element(ends.begin(), ends.end()) * 1e-3);
+        start_spread.push_back((begin[grid - 1].start - t0) * 1e-3);
+        if (l + 1 < launches) gap.push_back(((double)begin[grid].start - (t0 + last)) * 1e-3);
+    }
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
+    printf("timeline %s (%d,%d,%d,4) cl silu: %zu records, %d launches of %zu blocks; median us: span %.2f, "
+           "blocks' first end %.2f, median end %.2f, last start %.2f, gap to the next launch %.2f\n",
+           Dt::kName, B, D, L, rec.size(), launches, grid, median(span), median(first_end), median(mid_end),
+           median(start_spread), median(gap));
+}
+#endif
+
 // Checks one shape against the host reference (where it has at most 2^24 elements) and times it.
 template <typename Dt> void check_and_time(int B, int D, int L, bool last, cudaStream_t stream) {
     if ((int64_t)B * D * L <= (1 << 24)) check<Dt>(stream, B, D, L, last);
@@ -225,6 +287,12 @@ template <typename Run> void with_shape_arguments(char **argv, const Run &run) {
 int main(int argc, char **argv) {
     cudaStream_t stream;
     CK(cudaStreamCreate(&stream));
+#ifdef TIMELINE_BENCH
+    if (argc == 7 && strcmp(argv[1], "timeline") == 0) {
+        with_shape_arguments(argv, [&](auto dtype, int B, int D, int L, bool) { timeline<decltype(dtype)>(B, D, L, stream); });
+        return 0;
+    }
+#endif
     if (argc == 7 && (strcmp(argv[1], "time") == 0 || strcmp(argv[1], "profile") == 0)) {
         const bool time = strcmp(argv[1], "time") == 0;
         with_shape_arguments(argv, [&](auto dtype, int B, int D, int L, bool last) {

@@ -15,8 +15,10 @@ struct TimelineRecord {
 
 constexpr int kTimelineCapacity = 1 << 20;
 // Defined once, in the bench (TIMELINE_DEFINE); built with -rdc=true so every object
-// shares them.
-#ifdef TIMELINE_DEFINE
+// shares them. TIMELINE_TYPES_ONLY: the record type alone (a bench that reads the records
+// through host functions of the instrumented object, scripts/dev/timeline_backward.sh).
+#if defined(TIMELINE_TYPES_ONLY)
+#elif defined(TIMELINE_DEFINE)
 __device__ TimelineRecord g_timeline[kTimelineCapacity];
 __device__ unsigned g_timeline_count;
 #else

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Call 4: HEAD, halo (call 2), and halo2: halo, but the first tile walked of a run has its own halo rows too.
+cd .devbin
+{
+for round in 1 2; do for v in head halo halo2; do
+  echo "== round $round $v all"; ./backward_bench_$v 2>&1
+done; done
+for round in 3 4; do for v in head halo halo2; do
+  echo "== round $round $v clf32"; ./backward_bench_$v clf32 2>&1 | tail -6
+done; done
+for shape in "f32 1 256 8192" "f32 32 768 512" "f32 2 768 4096" "f32 16 1536 1024" "f32 1 8192 2048" "f32 64 1024 128" "f16 1 256 8192" "f16 32 768 512" "bf16 64 1024 128" "f16 2 768 4096" "f32 4 4096 4096" "f32 2 2048 8192"; do
+  for v in head halo2; do echo "== $v time cl $shape"; ./backward_bench_$v time cl $shape 2>&1 | tail -2; done
+done
+for spec in "memcheck f32 1 136 1000" "memcheck f16 2 264 3001" "racecheck f32 2 264 130" "racecheck bf16 1 136 400" "racecheck f32 1 520 3000"; do set -- $spec
+  echo "== $1 halo2 profile cl $2 $3 $4 $5"
+  timeout 120 compute-sanitizer --tool $1 --error-exitcode 9 ./backward_bench_halo2 profile cl $2 $3 $4 $5 > san.txt 2>&1; echo "exit $?"; tail -3 san.txt
+done
+} 2>&1 | tee $OUT/call4.txt
