@@ -17,11 +17,11 @@
 
 mod common;
 
-use common::backward::{assert_deterministic, check_dtype, Case, Rows, With, DTYPES, LAYOUTS};
+use common::backward::{assert_deterministic_dtype, check_dtype, Case, Rows, With, DTYPES, LAYOUTS};
 use common::forward::{self, assert_accurate};
 use common::sequences::{check_chunked, check_decode, check_varlen, DecodeCase, VarlenCase};
 use common::{devices, fresh_seed, Rng};
-use hipconv::conv1d::{Activation, Algorithm, Layout, Options, Shape, UpdateShape};
+use hipconv::conv1d::{Activation, Algorithm, Options, Shape, UpdateShape};
 use hipconv::half::{bf16, f16};
 use hipconv::Device;
 
@@ -74,7 +74,7 @@ macro_rules! in_random_dtype {
 /// Auto twice as often as each of the others, a random layout and activation.
 fn random_options(rng: &mut Rng) -> Options {
     let algorithm = rng.pick(&[Algorithm::Auto, Algorithm::Auto, Algorithm::Direct, Algorithm::FusedGemm]);
-    let layout = rng.pick(&[Layout::ChannelFirst, Layout::ChannelLast]);
+    let layout = rng.pick(&LAYOUTS);
     let activation = if rng.range(0, 1) == 1 { Activation::Silu } else { Activation::Identity };
     Options { algorithm, layout, activation }
 }
@@ -132,7 +132,7 @@ fn decode_round(device: &Device, shape: Shape, max_batch: usize, rng: &mut Rng) 
         steps: rng.range(1, 3),
         circular: rng.range(0, 1) == 1,
         padding: rng.range(0, 1) == 1,
-        layout: rng.pick(&[Layout::ChannelFirst, Layout::ChannelLast]),
+        layout: rng.pick(&LAYOUTS),
         silu: rng.range(0, 1) == 1,
     };
     in_random_dtype!(rng, check_decode(device, case, rng));
@@ -152,11 +152,7 @@ fn backward_round(device: &Device, shape: Shape, deterministic: bool, rng: &mut 
     let dtype = rng.pick(&DTYPES);
     check_dtype(dtype, device, &case, rng);
     if deterministic {
-        match dtype {
-            hipconv::DType::F16 => assert_deterministic::<f16>(device, &case, rng),
-            hipconv::DType::BF16 => assert_deterministic::<bf16>(device, &case, rng),
-            hipconv::DType::F32 => assert_deterministic::<f32>(device, &case, rng),
-        }
+        assert_deterministic_dtype(dtype, device, &case, rng);
     }
 }
 

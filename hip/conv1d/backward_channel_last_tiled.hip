@@ -248,9 +248,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             copy_commit();
         };
         // TMA (thread 0): the same rows as boxes, zeros outside x and dy; a tile's x box is
-        // issued with the arrival that expects both boxes' bytes, and its dy box a tile later
-        // (the dy buffer holds the tile's dx until its store has read it). The dx rows go out
-        // as one box, clipped at seqlen and dim.
+        // issued with the arrival that expects both boxes' bytes, its dy box right after (into
+        // a dy buffer whose last dx store has read it). The dx rows go out as one box, clipped
+        // at seqlen and dim.
 #if HIPCONV_HAS_TMA
         auto stage_x_box = [&](int64_t tile, int buf) {
             const int t0 = (int)(tile * kTimes);  // < seqlen < 2^31 (backward_channel_last_tiled_fits)
@@ -295,9 +295,9 @@ __global__ void HIPCONV_BOUNDS_NVIDIA(kThreads, kBlocksPerSm)
             const int64_t t0 = tile * kTimes;
             const bool row_end = tile == row_tiles - 1;
             const bool recompute = recomputes(tile);
-            // This tile's copies have landed (the next kBuffers-2 tiles' may still be in flight)
-            // and every thread is done with the tile before, whose buffer then takes the copies
-            // of the tile kBuffers-1 ahead.
+            // This tile's copies have landed and every thread is done with the tile before.
+            // Threads' copies: the next kBuffers-2 tiles' may still be in flight, and the tile
+            // before's buffer takes the copies of the tile kBuffers-1 ahead. TMA: below.
             if (kUseTma) {
 #if HIPCONV_HAS_TMA
                 // Every thread is done with the tile before (its dx rows written and fenced):

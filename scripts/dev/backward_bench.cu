@@ -34,7 +34,7 @@
 #include <cuda_fp16.h>
 
 #include "device_random.h"  // fill, device_random, download, fnv
-#include "graph_timing.h"   // CK, graph_median_us
+#include "graph_timing.h"   // CK, capture_graph, graph_median_us
 #include "hipconv/conv1d.h"
 #ifdef TIMELINE_BENCH
 #define TIMELINE_TYPES_ONLY
@@ -222,17 +222,12 @@ template <typename Dt> void timeline(int B, int D, int L, cudaStream_t stream) {
     using T = typename Dt::T;
     const int sets = std::max(2, (int)std::ceil(150e6 / (3.0 * B * D * L * sizeof(T))));
     Problem<Dt> pr(B, D, L, 4, sets, false, true);
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int s = 0; s < sets; ++s) pr.run(s, stream);
-    CK(cudaStreamEndCapture(stream, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
-    CK(cudaGraphLaunch(exec, stream));
+    const CapturedGraph g = capture_graph(stream, sets, [&](int s) { pr.run(s, stream); });
+    CK(cudaGraphLaunch(g.exec, stream));
     CK(cudaStreamSynchronize(stream));
     timeline_reset();
     const int replays = 4, launches = replays * sets;
-    for (int r = 0; r < replays; ++r) CK(cudaGraphLaunch(exec, stream));
+    for (int r = 0; r < replays; ++r) CK(cudaGraphLaunch(g.exec, stream));
     CK(cudaStreamSynchronize(stream));
     std::vector<TimelineRecord> rec(kTimelineCapacity);
     rec.resize(timeline_download(rec.data(), kTimelineCapacity));
@@ -255,8 +250,8 @@ template <typename Dt> void timeline(int B, int D, int L, cudaStream_t stream) {
         start_spread.push_back((begin[grid - 1].start - t0) * 1e-3);
         if (l + 1 < launches) gap.push_back(((double)begin[grid].start - (t0 + last)) * 1e-3);
     }
-    CK(cudaGraphExecDestroy(exec));
-    CK(cudaGraphDestroy(graph));
+    CK(cudaGraphExecDestroy(g.exec));
+    CK(cudaGraphDestroy(g.graph));
     printf("timeline %s (%d,%d,%d,4) cl silu: %zu records, %d launches of %zu blocks; median us: span %.2f, "
            "blocks' first end %.2f, median end %.2f, last start %.2f, gap to the next launch %.2f\n",
            Dt::kName, B, D, L, rec.size(), launches, grid, median(span), median(first_end), median(mid_end),

@@ -46,13 +46,24 @@ template <typename Enqueue> double event_median_ms(cudaStream_t stream, int reps
     return t[t.size() / 2];
 }
 
-template <typename Forward> double graph_median_us(cudaStream_t stream, int sets, int replays, const Forward &forward) {
+// The graph of `sets` forwards (forward(s) enqueues the one over rotating set s), captured on
+// `stream` and instantiated; the caller destroys both.
+struct CapturedGraph {
     cudaGraph_t graph;
     cudaGraphExec_t exec;
+};
+template <typename Forward> CapturedGraph capture_graph(cudaStream_t stream, int sets, const Forward &forward) {
+    CapturedGraph g;
     CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
     for (int s = 0; s < sets; ++s) forward(s);
-    CK(cudaStreamEndCapture(stream, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
+    CK(cudaStreamEndCapture(stream, &g.graph));
+    CK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+    return g;
+}
+
+template <typename Forward> double graph_median_us(cudaStream_t stream, int sets, int replays, const Forward &forward) {
+    const CapturedGraph g = capture_graph(stream, sets, forward);
+    const cudaGraphExec_t exec = g.exec;
     if (const char *soak = getenv("SOAK_MS")) {
         const auto start = std::chrono::steady_clock::now();
         const double soak_ms = atof(soak);
@@ -63,8 +74,8 @@ template <typename Forward> double graph_median_us(cudaStream_t stream, int sets
     }
     for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(exec, stream));
     const double ms = event_median_ms(stream, replays, [&] { CK(cudaGraphLaunch(exec, stream)); });
-    CK(cudaGraphExecDestroy(exec));
-    CK(cudaGraphDestroy(graph));
+    CK(cudaGraphExecDestroy(g.exec));
+    CK(cudaGraphDestroy(g.graph));
     return ms * 1e3 / sets;
 }
 

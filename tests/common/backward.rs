@@ -382,5 +382,14 @@ pub fn assert_deterministic<T: Element>(device: &Device, case: &Case, rng: &mut 
     }
 }
 
+/// [`assert_deterministic`] in `dtype`.
+pub fn assert_deterministic_dtype(dtype: DType, device: &Device, case: &Case, rng: &mut Rng) {
+    match dtype {
+        DType::F16 => assert_deterministic::<f16>(device, case, rng),
+        DType::BF16 => assert_deterministic::<bf16>(device, case, rng),
+        DType::F32 => assert_deterministic::<f32>(device, case, rng),
+    }
+}
+
 pub const DTYPES: [DType; 3] = [DType::F16, DType::BF16, DType::F32];
 pub const LAYOUTS: [Layout; 2] = [Layout::ChannelFirst, Layout::ChannelLast];
