@@ -10,7 +10,8 @@
 // hashes of dx, dweight and dbias from two runs (equal: deterministic; equal across builds:
 // the same arithmetic). `clf32` checks and times channel-last f32 alone. `profile cf|cl
 // f16|bf16|f32 B D L` instead launches one shape twice without a graph, for ncu
-// (--launch-skip 1 --launch-count 1); `time cf|cl f16|bf16|f32 B D L` checks and times one;
+// (--launch-skip 1 --launch-count 1); `time cf|cl f16|bf16|f32 B D L` checks (up to 2^24
+// elements) and times one; `check cf|cl f16|bf16|f32 B D L` checks one of any size;
 // `timeline cl f16|bf16|f32 B D L`, in a build by scripts/dev/timeline_backward.sh, prints when
 // the tiled channel-last kernel's blocks end in graph replay.
 // Build here (the backward's sources, each its own object), run on the GPU:
@@ -288,6 +289,12 @@ int main(int argc, char **argv) {
         return 0;
     }
 #endif
+    if (argc == 7 && strcmp(argv[1], "check") == 0) {  // any size: the host reference takes a while
+        with_shape_arguments(argv, [&](auto dtype, int B, int D, int L, bool last) {
+            check<decltype(dtype)>(stream, B, D, L, last);
+        });
+        return 0;
+    }
     if (argc == 7 && (strcmp(argv[1], "time") == 0 || strcmp(argv[1], "profile") == 0)) {
         const bool time = strcmp(argv[1], "time") == 0;
         with_shape_arguments(argv, [&](auto dtype, int B, int D, int L, bool last) {

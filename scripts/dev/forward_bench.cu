@@ -13,6 +13,9 @@
 //          copy timed in the same process.
 //   profile L D S: one launch (after a warm-up) of layout L (cf|cl), dtype D (f16|bf16|f32),
 //          SiLU S (0|1) at (8,4096,2048,4), for ncu --launch-skip 1 --launch-count 1.
+// Built with -DDEV_WIDE_TOEPLITZ (and direct_toeplitz_channel_first.o in place of the two
+// objects above) it checks and benches channel-first f16/bf16 on the wide Toeplitz kernel
+// alone (widths 5-32 in the checks; SHAPES with LAYOUTS=cf for the bench).
 // `CASES=bench` or `CASES=check` runs only that part; `SHAPES="b,d,l,w ..."` benches those
 // shapes instead, `LAYOUTS=cf` (or cl) one layout, `GAP_KB=n` puts n KiB between each
 // set's x and y. The library's bench (examples/bench) is the number of record. Build
@@ -68,6 +71,11 @@ hipconv_conv1d_params params(bool channel_last, int B, int D, int L, int Wd, con
 }
 
 template <typename T> hipconv_status_t launch(bool channel_last, const hipconv_conv1d_params &p, cudaStream_t s) {
+#ifdef DEV_WIDE_TOEPLITZ  // channel-first f16/bf16 on direct_toeplitz_channel_first.hip alone
+    if (channel_last || sizeof(T) == 4) return (hipconv_status_t)-1;
+    return direct_toeplitz_channel_first_fits<T>(p) ? launch_direct_toeplitz_channel_first<T>(p, s)
+                                                     : (hipconv_status_t)-1;
+#endif
     if (channel_last) return direct_channel_last_fits<T>(p) ? launch_direct_channel_last<T>(p, s) : (hipconv_status_t)-1;
     return direct_channel_first_fits<T>(p) ? launch_direct_channel_first<T>(p, s) : (hipconv_status_t)-1;
 }
@@ -122,10 +130,16 @@ template <typename T> double check(bool cl, int B, int D, int L, int Wd, bool si
 }
 
 template <typename T> void check_all(double &worst) {
+#ifdef DEV_WIDE_TOEPLITZ
+    const int shapes[][3] = {{1, 64, 2049}, {2, 8, 4096}, {3, 5, 1000}, {2, 33, 300}, {1, 3, 8192}};
+    const int widths[] = {5, 8, 9, 16, 17, 32};
+#else
     const int shapes[][3] = {{1, 1, 1}, {2, 3, 7}, {1, 37, 9}, {3, 5, 127}, {2, 520, 33}, {1, 64, 2049}, {2, 8, 4096}};
+    const int widths[] = {1, 2, 3, 4};
+#endif
     for (int cl = 0; cl < 2; ++cl)
         for (auto &s : shapes)
-            for (int Wd = 1; Wd <= 4; ++Wd)
+            for (int Wd : widths)
                 for (int silu = 0; silu < 2; ++silu) {
                     const double e = check<T>(cl, s[0], s[1], s[2], Wd, silu);
                     if (e < 0) continue;
@@ -244,6 +258,8 @@ int main(int argc, char **argv) {
                 if (layouts != nullptr && strstr(layouts, cl ? "cl" : "cf") == nullptr) continue;
                 bench<__half>(cl, s[0], s[1], s[2], s[3], silu, gbps);
                 bench<__nv_bfloat16>(cl, s[0], s[1], s[2], s[3], silu, gbps);
+#ifndef DEV_WIDE_TOEPLITZ
                 bench<float>(cl, s[0], s[1], s[2], s[3], silu, gbps);
+#endif
             }
 }
