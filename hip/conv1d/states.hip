@@ -32,6 +32,7 @@
 namespace hipconv {
 
 constexpr int kStatesThreads = 256;
+constexpr int kGatheredTaps = 4;  // widths up to this gather a head's loads before its sums
 
 template <typename T>
 __global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_boundaries_kernel(hipconv_conv1d_sequences_params q,
@@ -68,14 +69,33 @@ __global__ void __launch_bounds__(kStatesThreads) conv1d_sequence_boundaries_ker
         float acc = 0.f;
         if (head) {
             acc = bias != nullptr ? to_float(bias[c]) : 0.f;
-            for (int tap = 0; tap < p.width; ++tap) {
+            // Where tap's input lies: x, the initial states before time 0, or nowhere (0).
+            auto source = [&](int tap) -> const T * {
                 const int tau = j + tap - history;
-                float v = 0.f;
-                if (tau >= 0)
-                    v = to_float(x_c[(int64_t)tau * p.x_seq_stride]);
-                else if (initial != nullptr)
-                    v = to_float(initial[row * history + history + tau]);
-                acc += to_float(w[(int64_t)c * p.width + tap]) * v;
+                if (tau >= 0) return x_c + (int64_t)tau * p.x_seq_stride;
+                return initial != nullptr ? initial + row * history + history + tau : nullptr;
+            };
+            const T *w_c = w + (int64_t)c * p.width;
+            if (p.width <= kGatheredTaps) {
+                // Every tap's loads issued before any is used (one predicated load each; the
+                // branches that pick its source do not wait for the loads before), then the
+                // same sums in the same order as below. (Raw values: a conversion next to its
+                // load would wait for it.)
+                T xs[kGatheredTaps], ws[kGatheredTaps];
+#pragma unroll
+                for (int tap = 0; tap < kGatheredTaps; ++tap) {
+                    const T *src = tap < p.width ? source(tap) : nullptr;
+                    xs[tap] = src != nullptr ? *src : from_float<T>(0.f);
+                    ws[tap] = tap < p.width ? w_c[tap] : from_float<T>(0.f);
+                }
+#pragma unroll
+                for (int tap = 0; tap < kGatheredTaps; ++tap)
+                    if (tap < p.width) acc += to_float(ws[tap]) * to_float(xs[tap]);
+            } else {
+                for (int tap = 0; tap < p.width; ++tap) {
+                    const T *src = source(tap);
+                    acc += to_float(w_c[tap]) * (src != nullptr ? to_float(*src) : 0.f);
+                }
             }
             if (p.silu) acc = acc / (1.f + expf(-acc));
         }
